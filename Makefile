@@ -1,0 +1,112 @@
+# gradeq build.
+#
+#   make            build/gradeq, build/gradeq-worker, test programs
+#   make check      every test: plain, then under ASan+UBSan, then the fuzzers
+#   make test       the plain suite only
+#   make test-san   the ASan+UBSan suite only
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS
+#   make bench      benchmarks, each beside a baseline measured in the same run
+#   make demo       a demo of the main job, with its own redis-server
+#   make deps       install the Debian packages the build and tests need
+#
+# Sources are found by directory: sandbox/*.c -> libsandbox, queue/*.c ->
+# libqueue, worker/*.c -> libworker except worker/main_*.c, one binary each.
+# tests/unit/test_*.c and tests/progs/*.c are one binary per file.
+
+B        ?= build
+CC       ?= cc
+SAN      ?=
+CSTD     := -std=c11 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers -Wno-format-truncation
+OPT      ?= -O2 -g
+PKGS     := libseccomp hiredis msgpack
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -lpthread $(LDLIBS)
+
+SBX_SRC  := $(wildcard sandbox/*.c)
+Q_SRC    := $(wildcard queue/*.c)
+WK_MAIN  := $(wildcard worker/main_*.c)
+WK_SRC   := $(filter-out $(WK_MAIN),$(wildcard worker/*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+PROG_SRC := $(wildcard tests/progs/*.c)
+BENCH_SRC:= $(wildcard tests/bench/*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+TLIB_SRC := $(wildcard tests/lib/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+LIBSBX := $(B)/libsandbox.a
+LIBQ   := $(B)/libqueue.a
+LIBWK  := $(B)/libworker.a
+LIBS   := $(LIBWK) $(LIBQ) $(LIBSBX)
+LIBT   := $(B)/libtest.a
+BINS   := $(B)/gradeq $(B)/gradeq-worker
+UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
+BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+
+.PHONY: all check test test-san fuzz bench demo deps clean install
+all: $(BINS) $(PROGS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBSBX): $(call obj,$(SBX_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIBQ): $(call obj,$(Q_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIBWK): $(call obj,$(WK_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIBT): $(call obj,$(TLIB_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+
+$(B)/gradeq: $(call obj,worker/main_gradeq.c) $(LIBS)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+$(B)/gradeq-worker: $(call obj,worker/main_worker.c) $(LIBS)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+# Hostile programs: built plain (no sanitizer: they run inside the sandbox).
+$(B)/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	cc -std=gnu11 -O1 -Wall -Wno-unused-result $< -o $@ -lpthread
+
+$(B)/tests/%: $(call obj,tests/unit/%.c) $(LIBT) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka
+
+$(B)/bench/%: $(call obj,tests/bench/%.c) $(LIBT) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+FUZZ_SECONDS ?= 20
+$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) $^ -o $@ $(PKG_LIBS)
+
+deps:
+	@tests/install-deps.sh
+
+test: deps all $(UNITS)
+	@B=$(B) tests/run-all.sh
+
+test-san:
+	@$(MAKE) --no-print-directory B=build-san CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+fuzz: deps $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
+	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-fuzz.sh
+
+check: test test-san fuzz
+
+bench: deps all $(BENCHES)
+	@B=$(B) tests/bench/run.sh
+
+demo: deps all
+	@B=$(B) deploy/demo.sh
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,263 @@
+/* box.c -- the caller's side of a slot: start and stop its zygote, talk to
+ * it, kill a run.
+ *
+ * DESIGN. The zygote is cloned (no exec: the library needs no helper
+ * binary) and talks over a SOCK_SEQPACKET pair: one message a request, fds
+ * passed with SCM_RIGHTS. If it dies (it should not; a bug or an OOM kill),
+ * the next run starts a new one: a box is never left broken.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+#define ZYGOTE_STACK (256 * 1024)
+#define NS_FLAGS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+
+static const char *const default_env[] = {
+    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/box", "LANG=C.UTF-8", NULL,
+};
+
+static int recv_ready(sbx_box *b, char *err, size_t errlen)
+{
+    zy_msg m;
+    int fds[2] = { -1, -1 };
+    char ctl[CMSG_SPACE(sizeof fds)];
+    struct iovec iov = { &m, sizeof m };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
+    ssize_t n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC);
+    if (n != (ssize_t)sizeof m || m.op != ZY_READY)
+        return sbx_fail(err, errlen, "sandbox zygote died while starting");
+    if (m.err) {
+        m.what[sizeof m.what - 1] = 0;
+        return sbx_fail(err, errlen, "sandbox set-up failed: %s: %s", m.what, strerror(m.err));
+    }
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds))
+        return sbx_fail(err, errlen, "sandbox zygote sent no directories");
+    memcpy(fds, CMSG_DATA(c), sizeof fds);
+    b->box_fd = fds[0];
+    b->tmp_fd = fds[1];
+    if (!b->host->namespaces) {
+        close(b->tmp_fd); /* the same directory, sent twice */
+        b->tmp_fd = -1;
+    }
+    return 0;
+}
+
+static void fill_config(sbx_box *b)
+{
+    const sbx_host *h = b->host;
+    zy_config *z = &b->zcfg;
+    z->host = h;
+    z->uid = b->uid;
+    z->box_dir = b->host_dir;
+    for (int i = 0; i < 3; i++)
+        z->procs_fd[i] = b->has_cg ? b->cg.procs_fd[i] : -1;
+    snprintf(z->box_opts, sizeof z->box_opts, "size=%llu,nr_inodes=16384,mode=755,uid=%u,gid=%u",
+             (unsigned long long)h->opt.box_bytes, (unsigned)b->uid, (unsigned)b->uid);
+    snprintf(z->tmp_opts, sizeof z->tmp_opts, "size=%llu,nr_inodes=16384,mode=1777",
+             (unsigned long long)h->opt.tmp_bytes);
+}
+
+int box_start(sbx_box *b, char *err, size_t errlen)
+{
+    if (b->zygote > 0)
+        return 0;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return sbx_fail_errno(err, errlen, "socketpair");
+    /* One request carries argv and env whole. */
+    int sz = 2 * (ZY_STRINGS_MAX + (int)sizeof(zy_run_req));
+    if (setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof sz) < 0)
+        setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+    fill_config(b);
+    b->zcfg.sock = sv[1];
+    char *stack = malloc(ZYGOTE_STACK);
+    if (!stack) {
+        close(sv[0]);
+        close(sv[1]);
+        return sbx_fail(err, errlen, "out of memory");
+    }
+    int flags = (b->host->namespaces ? NS_FLAGS : 0) | SIGCHLD;
+    pid_t pid = clone(zy_main, stack + ZYGOTE_STACK, flags, &b->zcfg);
+    int e = errno;
+    free(stack); /* the child has its own copy */
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        errno = e;
+        return sbx_fail_errno(err, errlen, "starting the sandbox zygote (clone)");
+    }
+    b->zygote = pid;
+    b->sock = sv[0];
+    if (recv_ready(b, err, errlen) < 0) {
+        box_stop(b);
+        return -1;
+    }
+    return 0;
+}
+
+void box_stop(sbx_box *b)
+{
+    if (b->sock >= 0)
+        close(b->sock);
+    b->sock = -1;
+    if (b->zygote > 0) {
+        /* EOF on its socket makes it exit; a wedged one is killed. */
+        kill(b->zygote, SIGKILL);
+        waitpid(b->zygote, NULL, 0);
+    }
+    b->zygote = 0;
+    if (b->box_fd >= 0)
+        close(b->box_fd);
+    if (b->tmp_fd >= 0)
+        close(b->tmp_fd);
+    b->box_fd = b->tmp_fd = -1;
+}
+
+static size_t strings_size(const char *const *v, uint32_t *count)
+{
+    size_t n = 0;
+    *count = 0;
+    for (; v && *v; v++, (*count)++)
+        n += strlen(*v) + 1;
+    return n;
+}
+
+int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, size_t errlen)
+{
+    const char *const *env = spec->env ? spec->env : default_env;
+    uint32_t argc, envc;
+    size_t an = strings_size(spec->argv, &argc), en = strings_size(env, &envc);
+    if (an + en > ZY_STRINGS_MAX)
+        return sbx_fail(err, errlen, "argv and env take %zu bytes, more than the %d allowed", an + en,
+                        ZY_STRINGS_MAX);
+    const sbx_limits *l = &spec->limits;
+    char *buf = malloc(sizeof(zy_run_req) + an + en);
+    if (!buf)
+        return sbx_fail(err, errlen, "out of memory");
+    zy_run_req r = {
+        .op = ZY_RUN, .argc = argc, .envc = envc, .strings_len = (uint32_t)(an + en),
+        /* RLIMIT_CPU is per process and whole seconds: a backstop one second
+         * past the watchdog's limit, never the thing that decides. */
+        .cpu_s = (l->cpu_ms + 999) / 1000 + 1,
+        .file_bytes = l->file_bytes, .open_files = l->open_files, .processes = l->processes,
+        .stack_bytes = l->memory_bytes,
+        .as_bytes = b->has_cg ? 0 : l->memory_bytes,
+    };
+    memcpy(buf, &r, sizeof r);
+    char *p = buf + sizeof r;
+    for (const char *const *v = spec->argv; *v; v++)
+        p = stpcpy(p, *v) + 1;
+    for (const char *const *v = env; *v; v++)
+        p = stpcpy(p, *v) + 1;
+    char ctl[CMSG_SPACE(3 * sizeof(int))];
+    memset(ctl, 0, sizeof ctl);
+    struct iovec iov = { buf, (size_t)(p - buf) };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+    ssize_t n = sendmsg(b->sock, &mh, MSG_NOSIGNAL);
+    free(buf);
+    if (n < 0)
+        return sbx_fail_errno(err, errlen, "sending the run to the sandbox zygote");
+    return 0;
+}
+
+int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen)
+{
+    for (;;) {
+        ssize_t n = recv(b->sock, m, sizeof *m, 0);
+        if (n == (ssize_t)sizeof *m)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return sbx_fail_errno(err, errlen, "reading from the sandbox zygote");
+        return sbx_fail(err, errlen, "the sandbox zygote died");
+    }
+}
+
+void box_kill(sbx_box *b)
+{
+    if (b->has_cg) {
+        cg_slot_kill(&b->cg);
+        return;
+    }
+    uint32_t op = ZY_KILL;
+    send(b->sock, &op, sizeof op, MSG_NOSIGNAL);
+}
+
+int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
+{
+    sbx_box *b = calloc(1, sizeof *b);
+    if (!b)
+        return sbx_fail(err, errlen, "out of memory");
+    b->host = h;
+    b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
+    b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    b->lock_fd = host_lock_slot(h, &b->slot, err, errlen);
+    if (b->lock_fd < 0 || b->null_fd < 0)
+        goto fail;
+    b->uid = h->root ? (uid_t)(h->opt.uid_base + b->slot) : getuid();
+    if (h->cg.version != CG_NONE) {
+        if (cg_slot_open(&h->cg, b->slot, &b->cg, err, errlen) < 0)
+            goto fail;
+        b->has_cg = true;
+    }
+    if (!h->namespaces) {
+        if (snprintf(b->host_dir, sizeof b->host_dir, "%.200s/box-%u", h->state_dir, b->slot) < 0 ||
+            (mkdir(b->host_dir, 0755) < 0 && errno != EEXIST) ||
+            (h->root && chown(b->host_dir, b->uid, b->uid) < 0)) {
+            sbx_fail_errno(err, errlen, "preparing %s", b->host_dir);
+            goto fail;
+        }
+    }
+    if (box_start(b, err, errlen) < 0)
+        goto fail;
+    *out = b;
+    return 0;
+fail:
+    sbx_box_close(b);
+    return -1;
+}
+
+void sbx_box_close(sbx_box *b)
+{
+    if (!b)
+        return;
+    box_stop(b);
+    if (b->has_cg)
+        cg_slot_close(&b->cg);
+    if (b->host_dir[0])
+        rmdir(b->host_dir);
+    if (b->null_fd >= 0)
+        close(b->null_fd);
+    if (b->lock_fd >= 0)
+        close(b->lock_fd);
+    free(b);
+}
+
+unsigned sbx_box_slot(const sbx_box *b)
+{
+    return b->slot;
+}
+
+void sbx_box_cancel(sbx_box *b)
+{
+    atomic_store(&b->cancel, 1);
+    box_kill(b);
+}

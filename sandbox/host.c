@@ -1,0 +1,170 @@
+/* host.c -- what this machine allows, probed once per process.
+ *
+ * DESIGN. Every protection is tried for real at start-up (a throw-away
+ * clone into the namespaces, a cgroup mkdir, the seccomp build) rather than
+ * guessed from versions, so `isolation` in each result says what held, not
+ * what was hoped. With require_isolation, anything missing is an error that
+ * names it; without, runs go ahead with what is left and say so.
+ *
+ * Slots are machine-wide: slot N means uid/gid uid_base+N and cgroup
+ * slot-N. A slot is owned by whoever holds the flock on its lock file; the
+ * kernel drops the lock when the owner dies, so a killed worker's slots are
+ * free again at once (cg_slot_open clears what it left).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+#define NS_FLAGS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+
+static int probe_child(void *arg)
+{
+    (void)arg;
+    _exit(0);
+}
+
+static bool namespaces_work(void)
+{
+    static char stack[16 * 1024] __attribute__((aligned(16)));
+    pid_t p = clone(probe_child, stack + sizeof stack, NS_FLAGS | SIGCHLD, NULL);
+    if (p < 0)
+        return false;
+    int st;
+    return waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static int make_state_dir(sbx_host *h, char *err, size_t errlen)
+{
+    const char *d = h->opt.state_dir;
+    char fallback[200];
+    if (!d) {
+        if (h->root)
+            d = "/run/gradeq";
+        else {
+            snprintf(fallback, sizeof fallback, "/tmp/gradeq-%u", (unsigned)getuid());
+            d = fallback;
+        }
+    }
+    if (snprintf(h->state_dir, sizeof h->state_dir, "%s", d) >= (int)sizeof h->state_dir)
+        return sbx_fail(err, errlen, "state dir path too long");
+    if (mkdir(h->state_dir, 0700) < 0 && errno != EEXIST)
+        return sbx_fail_errno(err, errlen, "mkdir %s", h->state_dir);
+    return 0;
+}
+
+static void describe(sbx_host *h)
+{
+    const char *names[32];
+    unsigned missing = SBX_ISO_ALL & ~h->isolation;
+    size_t n = sbx_isolation_names(missing, names, 32);
+    int at = snprintf(h->describe, sizeof h->describe, "cgroup %s, %s, namespaces %s, seccomp %s",
+                      h->cg.version == CG_V2 ? "v2" : h->cg.version == CG_V1 ? "v1" : "none",
+                      h->root ? "root" : "not root", h->namespaces ? "yes" : "no",
+                      h->seccomp ? "yes" : "no");
+    for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof h->describe; i++)
+        at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, "%s%s",
+                       i == 0 ? "; missing: " : ", ", names[i]);
+    if (h->cg.version == CG_NONE && at > 0 && (size_t)at < sizeof h->describe)
+        snprintf(h->describe + at, sizeof h->describe - (size_t)at, " (%s)", h->cg.why);
+}
+
+int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_t errlen)
+{
+    sbx_host *h = calloc(1, sizeof *h);
+    if (!h)
+        return sbx_fail(err, errlen, "out of memory");
+    if (opts)
+        h->opt = *opts;
+    if (!h->opt.uid_base)
+        h->opt.uid_base = 60000;
+    if (!h->opt.max_slots)
+        h->opt.max_slots = 256;
+    if (!h->opt.cgroup_name)
+        h->opt.cgroup_name = "gradeq";
+    if (!h->opt.box_bytes)
+        h->opt.box_bytes = 256ull << 20;
+    if (!h->opt.tmp_bytes)
+        h->opt.tmp_bytes = 64ull << 20;
+    h->root = geteuid() == 0;
+    h->ncpu = (unsigned)get_nprocs();
+    if (make_state_dir(h, err, errlen) < 0)
+        goto fail;
+    char perr[SBX_ERR_LEN];
+    h->seccomp = prctl(PR_GET_SECCOMP) >= 0 && pol_build(&h->bpf, perr, sizeof perr) == 0;
+    h->namespaces = h->root && namespaces_work();
+    if (h->root)
+        cg_probe(&h->cg, h->opt.cgroup_name);
+    else
+        snprintf(h->cg.why, sizeof h->cg.why, "not root");
+    h->isolation = SBX_ISO_NO_NEW_PRIVS | SBX_ISO_RLIMITS | SBX_ISO_FDS | SBX_ISO_CLEAN_ENV;
+    if (h->namespaces)
+        h->isolation |= SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS;
+    if (h->root)
+        h->isolation |= SBX_ISO_UID;
+    if (h->seccomp)
+        h->isolation |= SBX_ISO_SECCOMP;
+    if (h->cg.version != CG_NONE)
+        h->isolation |= SBX_ISO_CG_MEMORY | SBX_ISO_CG_PIDS | SBX_ISO_CG_CPU | SBX_ISO_CG_KILL;
+    describe(h);
+    if (h->opt.require_isolation && h->isolation != SBX_ISO_ALL) {
+        sbx_fail(err, errlen, "full isolation required but not available: %s", h->describe);
+        goto fail;
+    }
+    *out = h;
+    return 0;
+fail:
+    free(h->bpf.filter);
+    free(h);
+    return -1;
+}
+
+void sbx_host_close(sbx_host *h)
+{
+    if (!h)
+        return;
+    free(h->bpf.filter);
+    free(h);
+}
+
+unsigned sbx_host_isolation(const sbx_host *h)
+{
+    return h->isolation;
+}
+
+const char *sbx_host_describe(const sbx_host *h)
+{
+    return h->describe;
+}
+
+int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen)
+{
+    unsigned start = atomic_fetch_add(&h->next_slot, 1);
+    for (unsigned i = 0; i < h->opt.max_slots; i++) {
+        unsigned s = (start + i) % h->opt.max_slots;
+        char path[300];
+        snprintf(path, sizeof path, "%s/slot-%u.lock", h->state_dir, s);
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return sbx_fail_errno(err, errlen, "opening %s", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            *slot = s;
+            return fd;
+        }
+        close(fd);
+        if (errno != EWOULDBLOCK)
+            return sbx_fail_errno(err, errlen, "locking %s", path);
+    }
+    return sbx_fail(err, errlen, "all %u sandbox slots of this machine are in use", h->opt.max_slots);
+}

@@ -1,0 +1,212 @@
+/* internal.h -- what the sandbox's files share; not part of the public API.
+ *
+ * Files and their one job each:
+ *   host.c      probe the machine, build the seccomp program, slot locks
+ *   cgroup.c    cg_*: one reusable cgroup per slot, v1 or v2
+ *   policy.c    the seccomp policy table, compiled once to BPF
+ *   zygote.c    the privileged side: namespaces, mounts, per-run spawn
+ *   box.c       the caller's side of a slot: start/stop the zygote, messages
+ *   capture.c   reader threads: one per output stream, capped
+ *   watchdog.c  the watchdog thread: wall and CPU time
+ *   wipe.c      empty /box and /tmp between runs
+ *   run.c       sbx_run: one run from start to verdict
+ *   result.c    names, defaults, freeing
+ */
+#ifndef GRADEQ_SANDBOX_INTERNAL_H
+#define GRADEQ_SANDBOX_INTERNAL_H
+
+#include <linux/filter.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "sandbox/sandbox.h"
+
+/* Formats into err (never overflows, never allocates). Returns -1. */
+int sbx_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Same, appending ": strerror(errno)". */
+int sbx_fail_errno(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- cgroup.c -------------------------------------------------------- */
+
+enum { CG_NONE = 0, CG_V1 = 1, CG_V2 = 2 };
+#define CG_PATH_MAX 512
+#define CG_FILES 16
+
+typedef struct cg_host {
+    int version;
+    char mem[CG_PATH_MAX];  /* v1: memory hierarchy mount + our subtree; v2: our base */
+    char pids[CG_PATH_MAX];
+    char cpu[CG_PATH_MAX];  /* v1: cpuacct */
+    bool memsw;             /* v1: swap accounting present */
+    char why[SBX_ERR_LEN];  /* why cgroups are missing, when they are */
+} cg_host;
+
+typedef struct cg_slot {
+    const cg_host *host;
+    char dir[3][CG_PATH_MAX]; /* v1: memory, pids, cpuacct; v2: dir[0] only */
+    int ndirs;
+    int procs_fd[3];          /* cgroup.procs, written "0" by the run's child */
+    int fd[CG_FILES];         /* the files the hot path reads and writes */
+    int cpu_fd;               /* cpuacct.usage or cpu.stat */
+    uint64_t cpu_base;        /* v2: cpu.stat cannot be reset, so runs diff it */
+    uint64_t oom_base;
+    uint64_t cur_mem, cur_pids; /* last limits written, to skip rewriting */
+} cg_slot;
+
+/* Finds usable hierarchies (memory, pids, cpu accounting) and prepares our
+ * subtree `name`. Returns 0 even when none is usable: host->version is then
+ * CG_NONE and host->why says why. */
+int cg_probe(cg_host *host, const char *name);
+/* Makes (or takes over, killing what a dead owner left) the slot's cgroup. */
+int cg_slot_open(const cg_host *host, unsigned slot, cg_slot *s, char *err, size_t errlen);
+void cg_slot_close(cg_slot *s);
+/* Before a run: writes changed limits, resets peak, CPU and OOM counters. */
+int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);
+/* CPU used by the run so far, ns. */
+int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns);
+/* SIGKILL every process in the slot once (async-signal-safe enough for the
+ * watchdog: no allocation). */
+void cg_slot_kill(cg_slot *s);
+/* Kills until the slot holds no process. -1 if it would not empty. */
+int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
+/* After a run: peak memory (bytes) and whether the kernel OOM-killed in it. */
+int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen);
+
+/* ---- policy.c -------------------------------------------------------- */
+
+/* Compiles the seccomp policy table to a BPF program (malloc'd filter). */
+int pol_build(struct sock_fprog *prog, char *err, size_t errlen);
+
+/* ---- host.c ---------------------------------------------------------- */
+
+struct sbx_host {
+    sbx_host_options opt;
+    bool root;
+    bool namespaces;       /* clone with new PID/mount/net/IPC/UTS works */
+    bool seccomp;
+    struct sock_fprog bpf;
+    cg_host cg;
+    unsigned isolation;    /* SBX_ISO_* every run will have */
+    unsigned ncpu;
+    char state_dir[256];
+    char describe[512];
+    atomic_uint next_slot; /* where the next slot search starts */
+};
+
+/* Takes the machine-wide lock of a free slot; returns its fd (held for the
+ * box's life), or -1. */
+int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
+
+/* ---- zygote.c / box.c: the messages between caller and zygote -------- */
+
+enum { ZY_READY = 1, ZY_RUN, ZY_KILL, ZY_STARTED, ZY_EXEC_FAILED, ZY_EXITED };
+
+#define ZY_STRINGS_MAX (256 * 1024) /* argv + env bytes in one request */
+
+typedef struct zy_run_req {
+    uint32_t op;
+    uint32_t argc, envc, strings_len;
+    uint64_t cpu_s, file_bytes, open_files, processes, stack_bytes;
+    uint64_t as_bytes;  /* RLIMIT_AS, only where no memory cgroup: else 0 */
+} zy_run_req; /* followed by argv then env, each string NUL-terminated */
+
+typedef struct zy_msg {
+    uint32_t op;
+    int32_t err;        /* EXEC_FAILED: errno */
+    int32_t wstatus;    /* EXITED */
+    uint64_t utime_us, stime_us, maxrss_kb;
+    char what[96];      /* EXEC_FAILED: the step that failed */
+} zy_msg;
+
+/* What the zygote needs; filled by box.c, read after clone. */
+typedef struct zy_config {
+    const sbx_host *host;
+    int sock;            /* SOCK_SEQPACKET to the caller */
+    int procs_fd[3];     /* cgroup.procs of the slot, -1 when absent */
+    uid_t uid;           /* the slot's uid and gid (root only) */
+    const char *box_dir; /* without a mount namespace: the run's directory */
+    char box_opts[128];  /* tmpfs options of /box and /tmp */
+    char tmp_opts[128];
+} zy_config;
+
+/* The zygote process's body (entered through clone). Never returns. */
+int zy_main(void *cfg);
+
+/* ---- box.c ----------------------------------------------------------- */
+
+struct sbx_box {
+    sbx_host *host;
+    unsigned slot;
+    int lock_fd;
+    uid_t uid;
+    pid_t zygote;
+    int sock;
+    int box_fd, tmp_fd;  /* the run's /box and /tmp, as seen by the zygote */
+    int null_fd;
+    cg_slot cg;
+    bool has_cg;
+    char host_dir[256];  /* without a mount namespace: the run's directory */
+    atomic_int cancel;
+    zy_config zcfg;
+};
+
+/* (Re)starts the zygote when it is not running. */
+int box_start(sbx_box *b, char *err, size_t errlen);
+void box_stop(sbx_box *b);
+int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, size_t errlen);
+/* Waits for the next zygote message (blocking). */
+int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
+/* Kills the run's processes once; callable from any thread. */
+void box_kill(sbx_box *b);
+
+/* ---- capture.c ------------------------------------------------------- */
+
+typedef struct run_state run_state;
+
+typedef struct cap_stream {
+    run_state *run;
+    int fd;
+    uint64_t cap;
+    char *buf;
+    size_t len, size;
+    bool truncated;
+    int err;           /* errno of a failed read or allocation */
+    pthread_t thread;
+} cap_stream;
+
+int cap_start(cap_stream *c);
+void cap_join(cap_stream *c);
+
+/* ---- watchdog.c ------------------------------------------------------ */
+
+typedef struct watchdog {
+    run_state *run;
+    pthread_t thread;
+} watchdog;
+
+int wd_start(watchdog *w);
+void wd_stop(watchdog *w);
+
+/* ---- run.c: one run's shared state ----------------------------------- */
+
+struct run_state {
+    sbx_box *box;
+    const sbx_limits *limits;
+    uint64_t start_ns, wall_deadline_ns;
+    atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool finished;         /* the main process has exited */
+};
+
+uint64_t run_now_ns(void);
+/* Records `why` (first one wins) and kills the run. */
+void run_kill(run_state *r, sbx_status why);
+
+/* ---- wipe.c ---------------------------------------------------------- */
+
+/* Removes everything inside dirfd without following links. */
+int wipe_dir(int dirfd, char *err, size_t errlen);
+
+#endif

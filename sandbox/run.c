@@ -1,0 +1,327 @@
+/* run.c -- sbx_run: one run from its files to its verdict.
+ *
+ * ORDER OF A RUN.
+ *   1. place the files in /box (through the zygote's directory fd)
+ *   2. stdin: a sealed memfd (a program that never reads it cannot block
+ *      anyone, and one that closes it changes nothing), or /dev/null
+ *   3. limits into the slot's cgroup, counters reset
+ *   4. the zygote spawns the program; two reader threads and the watchdog
+ *      start
+ *   5. the main process exits (or is killed): every other process of the
+ *      run is killed, the readers reach EOF
+ *   6. accounting read, verdict decided, /box and /tmp wiped
+ *
+ * VERDICT. A reason the sandbox killed for wins over how the exit looked
+ * (the first reason recorded wins among them). Then an OOM kill, then CPU
+ * over the limit (a run that ended just past it before the watchdog looked
+ * is still over it), then the exit itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+uint64_t run_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void run_kill(run_state *r, sbx_status why)
+{
+    int none = 0;
+    atomic_compare_exchange_strong(&r->reason, &none, (int)why);
+    box_kill(r->box);
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Creates the parents of `name` under dirfd, then the file, as the slot's
+ * uid. Paths come from the caller (the worker has validated them); the
+ * O_NOFOLLOW walk keeps even a bad one inside /box. */
+static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", f->name) >= (int)sizeof path || !path[0] || path[0] == '/')
+        return sbx_fail(err, errlen, "file name \"%.64s\" is not a relative path", f->name);
+    int dir = dup(b->box_fd);
+    if (dir < 0)
+        return sbx_fail_errno(err, errlen, "dup");
+    char *part = path, *slash;
+    while ((slash = strchr(part, '/'))) {
+        *slash = 0;
+        if (strcmp(part, "..") == 0 || strcmp(part, ".") == 0 || !*part) {
+            close(dir);
+            return sbx_fail(err, errlen, "file name \"%.64s\" leaves /box", f->name);
+        }
+        if (mkdirat(dir, part, 0755) == 0)
+            fchownat(dir, part, b->uid, b->uid, AT_SYMLINK_NOFOLLOW);
+        int sub = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(dir);
+        if (sub < 0)
+            return sbx_fail_errno(err, errlen, "creating directory %s for %.64s", part, f->name);
+        dir = sub;
+        part = slash + 1;
+    }
+    if (!*part || strcmp(part, "..") == 0 || strcmp(part, ".") == 0) {
+        close(dir);
+        return sbx_fail(err, errlen, "file name \"%.64s\" is not a file", f->name);
+    }
+    int fd = openat(dir, part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, f->executable ? 0755 : 0644);
+    close(dir);
+    if (fd < 0)
+        return sbx_fail_errno(err, errlen, "creating %.64s in /box", f->name);
+    int rc = write_all(fd, f->data, f->len);
+    if (rc == 0)
+        rc = fchown(fd, b->uid, b->uid);
+    if (rc == 0)
+        rc = fchmod(fd, f->executable ? 0755 : 0644);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc < 0 ? sbx_fail_errno(err, errlen, "writing %.64s in /box", f->name) : 0;
+}
+
+/* stdin as a sealed memfd: readable like a file, immutable, never blocks. */
+static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
+{
+    if (!s->stdin_len)
+        return dup(b->null_fd);
+    int fd = memfd_create("stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return sbx_fail_errno(err, errlen, "memfd_create for stdin");
+    if (write_all(fd, s->stdin_data, s->stdin_len) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+        sbx_fail_errno(err, errlen, "filling stdin");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- verdict --------------------------------------------------------- */
+
+static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool oom, bool mem_hit,
+                   const sbx_limits *l)
+{
+    int why = atomic_load(&st->reason);
+    int ws = exit->wstatus;
+    r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    r->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    if (why) {
+        r->status = (sbx_status)why;
+        return;
+    }
+    bool cpu_over = r->cpu_us > l->cpu_ms * 1000;
+    if (oom || (mem_hit && (r->signal || r->exit_code != 0)))
+        r->status = SBX_MEMORY_LIMIT;
+    else if (cpu_over || r->signal == SIGXCPU)
+        r->status = SBX_TIME_LIMIT;
+    else if (r->signal)
+        r->status = SBX_SIGNALED;
+    else if (r->exit_code != 0)
+        r->status = SBX_RUNTIME_ERROR;
+    else
+        r->status = SBX_OK;
+}
+
+static void take_stream(cap_stream *c, char **buf, size_t *len, bool *trunc)
+{
+    *buf = c->buf;
+    *len = c->len;
+    *trunc = c->truncated;
+    c->buf = NULL;
+}
+
+static int sandbox_error(sbx_result *r, const char *msg)
+{
+    r->status = SBX_SANDBOX_ERROR;
+    if (msg != r->error)
+        snprintf(r->error, sizeof r->error, "%s", msg);
+    return -1;
+}
+
+/* Steps 5 and 6 for a run whose program started. */
+static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sbx_result *r)
+{
+    zy_msg exit = { 0 };
+    char err[SBX_ERR_LEN] = "";
+    int rc = box_recv(b, &exit, err, sizeof err);
+    uint64_t end = run_now_ns();
+    wd_stop(wd);
+    if (rc == 0 && exit.op != ZY_EXITED)
+        rc = sbx_fail(err, sizeof err, "unexpected message %u from the zygote", exit.op);
+    if (rc < 0)
+        box_stop(b); /* restarted by the next run */
+    /* Whatever outlived the main process (a daemon, a fork bomb's rest)
+     * dies now; only then do the readers see EOF. */
+    char kerr[SBX_ERR_LEN] = "";
+    int erc = 0;
+    if (b->has_cg)
+        erc = cg_slot_empty(&b->cg, kerr, sizeof kerr);
+    else if (b->sock >= 0)
+        box_kill(b);
+    cap_join(&cap[0]);
+    cap_join(&cap[1]);
+    close(cap[0].fd);
+    close(cap[1].fd);
+    r->wall_us = (end - st->start_ns) / 1000;
+    take_stream(&cap[0], &r->stdout_buf, &r->stdout_len, &r->stdout_truncated);
+    take_stream(&cap[1], &r->stderr_buf, &r->stderr_len, &r->stderr_truncated);
+    if (rc < 0 || erc < 0)
+        return sandbox_error(r, rc < 0 ? err : kerr);
+    bool oom = false, mem_hit = false;
+    if (b->has_cg) {
+        uint64_t ns = 0;
+        if (cg_slot_cpu_ns(&b->cg, &ns) < 0 ||
+            cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
+            return sandbox_error(r, err[0] ? err : "reading the cgroup's accounting failed");
+        r->cpu_us = ns / 1000;
+    } else {
+        r->cpu_us = exit.utime_us + exit.stime_us;
+        r->memory_bytes = exit.maxrss_kb * 1024;
+    }
+    decide(r, st, &exit, oom, mem_hit, st->limits);
+    if (atomic_load(&b->cancel))
+        return sandbox_error(r, "run cancelled");
+    if (cap[0].err || cap[1].err) {
+        snprintf(err, sizeof err, "reading the program's output: %s", strerror(cap[0].err ? cap[0].err : cap[1].err));
+        return sandbox_error(r, err);
+    }
+    if (r->status == SBX_SANDBOX_ERROR)
+        return sandbox_error(r, "the sandbox ran out of memory for the program's output");
+    return 0;
+}
+
+static void close_fds(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Steps 2-4, then finish(). Returns -1 on SANDBOX_ERROR. */
+static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx_result *r)
+{
+    int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+    int in = make_stdin(b, spec, r->error, sizeof r->error);
+    if (in < 0)
+        return sandbox_error(r, r->error[0] ? r->error : "stdin");
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+        sbx_fail_errno(r->error, sizeof r->error, "pipe");
+        close_fds((int[]){ in, out[0], out[1], errp[0], errp[1] }, 5);
+        return sandbox_error(r, r->error);
+    }
+    cap_stream cap[2] = {
+        { .run = st, .fd = out[0], .cap = spec->limits.stdout_bytes },
+        { .run = st, .fd = errp[0], .cap = spec->limits.stderr_bytes },
+    };
+    watchdog wd = { .run = st };
+    st->start_ns = run_now_ns();
+    uint64_t wall = spec->limits.wall_ms ? spec->limits.wall_ms : 3 * spec->limits.cpu_ms;
+    st->wall_deadline_ns = st->start_ns + wall * 1000000ull;
+    int fds[3] = { in, out[1], errp[1] };
+    int rc = box_send_run(b, spec, fds, r->error, sizeof r->error);
+    close_fds(fds, 3);
+    zy_msg m = { 0 };
+    if (rc == 0)
+        rc = box_recv(b, &m, r->error, sizeof r->error);
+    if (rc == 0 && m.op == ZY_EXEC_FAILED) {
+        close_fds((int[]){ out[0], errp[0] }, 2);
+        m.what[sizeof m.what - 1] = 0;
+        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, spec->argv[0], strerror(m.err));
+        if (strcmp(m.what, "exec") != 0)
+            return sandbox_error(r, r->error);
+        r->status = SBX_EXEC_ERROR;
+        r->wall_us = (run_now_ns() - st->start_ns) / 1000;
+        return 0;
+    }
+    if (rc == 0 && m.op != ZY_STARTED)
+        rc = sbx_fail(r->error, sizeof r->error, "unexpected message %u from the zygote", m.op);
+    if (rc < 0) {
+        close_fds((int[]){ out[0], errp[0] }, 2);
+        box_stop(b);
+        return sandbox_error(r, r->error);
+    }
+    if (cap_start(&cap[0]) < 0 || (cap_start(&cap[1]) < 0 && (cap_join(&cap[0]), 1)) ||
+        (wd_start(&wd) < 0 && (cap_join(&cap[0]), cap_join(&cap[1]), 1))) {
+        /* Without threads nothing can bound the run: stop it now. */
+        box_stop(b);
+        close_fds((int[]){ out[0], errp[0] }, 2);
+        return sandbox_error(r, "cannot start the reader and watchdog threads");
+    }
+    return finish(b, st, cap, &wd, r);
+}
+
+static int check_spec(const sbx_spec *s, char *err, size_t errlen)
+{
+    if (!s->argv || !s->argv[0] || !s->argv[0][0])
+        return sbx_fail(err, errlen, "argv is empty");
+    const sbx_limits *l = &s->limits;
+    if (!l->cpu_ms || !l->memory_bytes || !l->processes || !l->open_files)
+        return sbx_fail(err, errlen, "cpu_ms, memory_bytes, processes and open_files must be positive");
+    if (l->cpu_ms > 24ull * 3600 * 1000 || l->wall_ms > 24ull * 3600 * 1000)
+        return sbx_fail(err, errlen, "time limits over a day are refused");
+    return 0;
+}
+
+int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    r->isolation = b->host->isolation;
+    atomic_store(&b->cancel, 0);
+    char err[SBX_ERR_LEN];
+    if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0)
+        return sandbox_error(r, err);
+    for (size_t i = 0; i < spec->nfiles; i++)
+        if (place_file(b, &spec->files[i], err, sizeof err) < 0) {
+            wipe_dir(b->box_fd, NULL, 0);
+            return sandbox_error(r, err);
+        }
+    if (b->has_cg && cg_slot_prepare(&b->cg, &spec->limits, err, sizeof err) < 0) {
+        wipe_dir(b->box_fd, NULL, 0);
+        return sandbox_error(r, err);
+    }
+    run_state st = { .box = b, .limits = &spec->limits };
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&st.mu, NULL);
+    int rc = start_and_finish(b, spec, &st, r);
+    pthread_cond_destroy(&st.cv);
+    pthread_mutex_destroy(&st.mu);
+    /* Nothing of the run is alive now: its files can go. */
+    if (b->box_fd >= 0 && wipe_dir(b->box_fd, err, sizeof err) < 0 && rc == 0)
+        rc = sandbox_error(r, err);
+    if (b->tmp_fd >= 0 && wipe_dir(b->tmp_fd, err, sizeof err) < 0 && rc == 0)
+        rc = sandbox_error(r, err);
+    return rc;
+}

@@ -1,0 +1,234 @@
+/* cli.c -- run options shared by `gradeq run` and `gradeq submit`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "worker/cli.h"
+
+const char wk_cli_run_help[] =
+    "  --cpu-ms N          CPU time of all processes (default 1000)\n"
+    "  --wall-ms N         wall time (default 3x cpu)\n"
+    "  --memory SIZE       memory, swap included (default 256M)\n"
+    "  --stdout-max SIZE   stdout cap; past it the run is killed (default 1M)\n"
+    "  --stderr-max SIZE   stderr cap (default 64K)\n"
+    "  --processes N       processes and threads (default 64)\n"
+    "  --file-max SIZE     largest file it may write (default 64M)\n"
+    "  --open-files N      open files (default 64)\n"
+    "  --stdin FILE        stdin bytes (default: empty)\n"
+    "  --file NAME=PATH    place PATH in /box as NAME (repeatable)\n"
+    "  --json              print the result as one JSON object\n"
+    "SIZE is bytes or a number with K, M or G (binary units).\n";
+
+int wk_parse_uint(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int wk_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+        end += strlen(end);
+    else if (!shift && strcmp(end, "B") == 0)
+        end++;
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        snprintf(err, errlen, "%s: %s", path, S_ISREG(st.st_mode) ? "file too large" : "not a regular file");
+        close(fd);
+        return -1;
+    }
+    char *p = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (p && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!p || got != (size_t)st.st_size) {
+        snprintf(err, errlen, "%s: %s", path, p ? "short read" : "out of memory");
+        free(p);
+        return -1;
+    }
+    *buf = p;
+    *len = got;
+    return 0;
+}
+
+static const struct {
+    const char *flag;
+    int which;
+    bool size;
+} limit_flags[] = {
+    { "--cpu-ms", WK_LIM_CPU, false },       { "--wall-ms", WK_LIM_WALL, false },
+    { "--memory", WK_LIM_MEMORY, true },     { "--stdout-max", WK_LIM_STDOUT, true },
+    { "--stderr-max", WK_LIM_STDERR, true }, { "--processes", WK_LIM_PROCESSES, false },
+    { "--file-max", WK_LIM_FILE, true },     { "--open-files", WK_LIM_OPEN_FILES, false },
+};
+
+static uint64_t *limit_slot(sbx_limits *l, int which)
+{
+    uint64_t *slots[WK_LIM_COUNT] = { &l->cpu_ms, &l->wall_ms, &l->memory_bytes, &l->stdout_bytes,
+                                      &l->stderr_bytes, &l->processes, &l->file_bytes, &l->open_files };
+    return slots[which];
+}
+
+static int add_file(wk_cli_run *c, const char *name, const char *path, char *err, size_t errlen)
+{
+    if (c->spec.nfiles >= WK_MAX_FILES)
+        return snprintf(err, errlen, "more than %d files", WK_MAX_FILES), -1;
+    char *buf;
+    size_t len;
+    if (wk_read_file(path, WK_FILE_MAX, &buf, &len, err, errlen) < 0)
+        return -1;
+    c->owned[c->nowned++] = buf;
+    sbx_file *f = &c->files[c->spec.nfiles++];
+    f->name = name;
+    f->data = buf;
+    f->len = len;
+    f->executable = access(path, X_OK) == 0;
+    return 0;
+}
+
+int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    const char *a = argv[*i];
+    if (!c->spec.limits.cpu_ms && !c->limits_given)
+        sbx_limits_default(&c->limits);
+    if (strcmp(a, "--json") == 0)
+        return c->json = true, 1;
+    if (strcmp(a, "--require-isolation") == 0)
+        return c->require_isolation = true, 1;
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    for (size_t k = 0; k < sizeof limit_flags / sizeof limit_flags[0]; k++) {
+        if (strcmp(a, limit_flags[k].flag) != 0)
+            continue;
+        uint64_t x;
+        int rc = limit_flags[k].size ? wk_parse_size(v, &x) : wk_parse_uint(v, &x);
+        if (rc < 0)
+            return snprintf(err, errlen, "%s needs %s, got \"%s\"", a,
+                            limit_flags[k].size ? "a SIZE (bytes, or with K/M/G)" : "a non-negative integer",
+                            v ? v : ""), -1;
+        *limit_slot(&c->limits, limit_flags[k].which) = x;
+        c->limits_given |= 1u << limit_flags[k].which;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--stdin") == 0) {
+        if (!v)
+            return snprintf(err, errlen, "--stdin needs a FILE"), -1;
+        free(c->stdin_buf);
+        size_t len;
+        if (wk_read_file(v, WK_FILE_MAX, &c->stdin_buf, &len, err, errlen) < 0)
+            return -1;
+        c->spec.stdin_data = c->stdin_buf;
+        c->spec.stdin_len = len;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--file") == 0) {
+        char *eq = v ? strchr(v, '=') : NULL;
+        if (!eq || eq == v || !eq[1])
+            return snprintf(err, errlen, "--file needs NAME=PATH, got \"%s\"", v ? v : ""), -1;
+        *eq = 0;
+        (*i)++;
+        return add_file(c, v, eq + 1, err, errlen) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* System directories are visible in the box; anything else is copied in. */
+static bool visible_in_box(const char *real)
+{
+    static const char *const dirs[] = { "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strncmp(real, dirs[i], strlen(dirs[i])) == 0)
+            return true;
+    return false;
+}
+
+int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen)
+{
+    if (!c->limits_given && !c->limits.cpu_ms)
+        sbx_limits_default(&c->limits);
+    if (i >= argc)
+        return snprintf(err, errlen, "no PROGRAM given (use -- PROGRAM ARGS...)"), -1;
+    if (argc - i >= (int)(sizeof c->argv / sizeof c->argv[0]))
+        return snprintf(err, errlen, "too many arguments"), -1;
+    for (int k = i; k < argc; k++)
+        c->argv[k - i] = argv[k];
+    c->argv[argc - i] = NULL;
+    const char *prog = argv[i];
+    char real[PATH_MAX];
+    struct stat st;
+    if (strchr(prog, '/') && stat(prog, &st) == 0 && S_ISREG(st.st_mode) && realpath(prog, real) &&
+        !visible_in_box(real)) {
+        const char *base = strrchr(prog, '/') + 1;
+        char *name = malloc(strlen(base) + 3);
+        if (!name)
+            return snprintf(err, errlen, "out of memory"), -1;
+        sprintf(name, "./%s", base);
+        c->owned[c->nowned++] = name;
+        if (add_file(c, name + 2, prog, err, errlen) < 0)
+            return -1;
+        c->files[c->spec.nfiles - 1].executable = true;
+        c->argv[0] = name;
+    }
+    c->spec.argv = (const char *const *)c->argv;
+    c->spec.files = c->files;
+    c->spec.limits = c->limits;
+    return 0;
+}
+
+void wk_cli_run_free(wk_cli_run *c)
+{
+    for (size_t i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    free(c->stdin_buf);
+    c->nowned = 0;
+    c->stdin_buf = NULL;
+}

@@ -1,0 +1,59 @@
+/* cli.h -- what the gradeq commands share: run options, files, output.
+ *
+ * `gradeq run` and `gradeq submit` take the same run options; both turn
+ * them into a wk_job_spec (argv, files read from disk, stdin, limits), one
+ * runs it here and the other sends it to Redis. Every file read is capped
+ * before it is allocated.
+ */
+#ifndef GRADEQ_CLI_H
+#define GRADEQ_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sandbox/sandbox.h"
+
+#define WK_MAX_FILES 1024
+#define WK_FILE_MAX (1ull << 30) /* one file given on the command line */
+
+typedef struct wk_cli_run {
+    sbx_spec spec;
+    sbx_limits limits;
+    unsigned limits_given;     /* bit i: limit i was on the command line */
+    sbx_file files[WK_MAX_FILES];
+    char *argv[4096];
+    char *owned[WK_MAX_FILES + 2]; /* buffers to free */
+    size_t nowned;
+    char *stdin_buf;
+    bool json;
+    bool require_isolation;
+} wk_cli_run;
+
+/* Order of the limits in limits_given (the same as the job's limit keys). */
+enum { WK_LIM_CPU, WK_LIM_WALL, WK_LIM_MEMORY, WK_LIM_STDOUT, WK_LIM_STDERR,
+       WK_LIM_PROCESSES, WK_LIM_FILE, WK_LIM_OPEN_FILES, WK_LIM_COUNT };
+
+/* Tries argv[*i] as a run option (consuming its value). Returns 1 when it
+ * was one, 0 when it is not a run option, -1 on a bad value (err filled). */
+int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, size_t errlen);
+/* After the options: the program and its arguments (argv[i..]). A PROGRAM
+ * that is a local file outside the system dirs travels into /box. */
+int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
+void wk_cli_run_free(wk_cli_run *c);
+/* The run options' help text. */
+extern const char wk_cli_run_help[];
+
+/* "1024", "64K", "64M", "1G" (binary units). */
+int wk_parse_size(const char *s, uint64_t *out);
+int wk_parse_uint(const char *s, uint64_t *out);
+/* Reads a whole file of at most max bytes. */
+int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *err, size_t errlen);
+
+/* Output of a result: JSON (one object, base64 bytes) or pass-through plus
+ * a time(1)-like summary on stderr. */
+void wk_print_json(FILE *f, const sbx_result *r);
+void wk_print_plain(const sbx_result *r);
+void wk_base64(FILE *f, const void *data, size_t len);
+void wk_json_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,7 @@
+/* commands.h -- the subcommands of `gradeq`; each returns the exit status. */
+#ifndef GRADEQ_COMMANDS_H
+#define GRADEQ_COMMANDS_H
+
+int wk_cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,36 @@
+/* main_gradeq.c -- `gradeq`: the command-line front of the sandbox and the
+ * queue. Only this file and the other main_*.c call exit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/commands.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *what;
+} commands[] = {
+    { "run", wk_cmd_run, "run one program in the sandbox, here" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gradeq COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+    fprintf(f, "\n`gradeq COMMAND --help` for its options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "gradeq: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

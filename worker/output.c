@@ -1,0 +1,106 @@
+/* output.c -- printing a run's result: JSON for tools, or the program's own
+ * output passed through with a time(1)-like summary line on stderr. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker/cli.h"
+
+void wk_base64(FILE *f, const void *data, size_t len)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = data;
+    char out[4096];
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+        if (i + 1 < len)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < len)
+            v |= p[i + 2];
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < len ? tab[v & 63] : '=';
+        if (o + 4 > sizeof out) {
+            fwrite(out, 1, o, f);
+            o = 0;
+        }
+    }
+    fwrite(out, 1, o, f);
+}
+
+void wk_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void wk_print_json(FILE *f, const sbx_result *r)
+{
+    fprintf(f, "{\"status\":\"%s\",\"exit_code\":", sbx_status_name(r->status));
+    r->exit_code >= 0 ? fprintf(f, "%d", r->exit_code) : fputs("null", f);
+    fputs(",\"signal\":", f);
+    r->signal ? fprintf(f, "%d", r->signal) : fputs("null", f);
+    fputs(",\"stdout\":\"", f);
+    wk_base64(f, r->stdout_buf, r->stdout_len);
+    fputs("\",\"stderr\":\"", f);
+    wk_base64(f, r->stderr_buf, r->stderr_len);
+    fprintf(f, "\",\"stdout_truncated\":%s,\"stderr_truncated\":%s,\"cpu_us\":%llu,\"wall_us\":%llu,"
+               "\"memory_bytes\":%llu,\"error\":",
+            r->stdout_truncated ? "true" : "false", r->stderr_truncated ? "true" : "false",
+            (unsigned long long)r->cpu_us, (unsigned long long)r->wall_us,
+            (unsigned long long)r->memory_bytes);
+    r->error[0] ? wk_json_string(f, r->error) : (void)fputs("null", f);
+    fputs(",\"isolation\":[", f);
+    const char *names[32];
+    size_t n = sbx_isolation_names(r->isolation, names, 32);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s\"%s\"", i ? "," : "", names[i]);
+    fputs("]}\n", f);
+}
+
+static void write_fd(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void human_bytes(char *out, size_t size, uint64_t b)
+{
+    if (b >= 10u << 20)
+        snprintf(out, size, "%.0f MiB", b / 1048576.0);
+    else if (b >= 1u << 20)
+        snprintf(out, size, "%.1f MiB", b / 1048576.0);
+    else
+        snprintf(out, size, "%.0f KiB", b / 1024.0);
+}
+
+void wk_print_plain(const sbx_result *r)
+{
+    write_fd(1, r->stdout_buf, r->stdout_len);
+    write_fd(2, r->stderr_buf, r->stderr_len);
+    char how[64] = "", mem[32];
+    if (r->signal)
+        snprintf(how, sizeof how, " signal %d (SIG%s)", r->signal, sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+    else if (r->exit_code >= 0)
+        snprintf(how, sizeof how, " exit %d", r->exit_code);
+    human_bytes(mem, sizeof mem, r->memory_bytes);
+    fprintf(stderr, "gradeq: %s%s cpu %.3f s wall %.3f s memory %s%s%s%s%s\n", sbx_status_name(r->status), how,
+            r->cpu_us / 1e6, r->wall_us / 1e6, mem, r->stdout_truncated ? " stdout truncated" : "",
+            r->stderr_truncated ? " stderr truncated" : "", r->error[0] ? ": " : "", r->error);
+}
