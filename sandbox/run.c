@@ -14,7 +14,9 @@
  * VERDICT. A reason the sandbox killed for wins over how the exit looked
  * (the first reason recorded wins among them). Then an OOM kill, then CPU
  * over the limit (a run that ended just past it before the watchdog looked
- * is still over it), then the exit itself.
+ * is still over it; RLIMIT_CPU's SIGXCPU only fires past it too, so a
+ * self-raised SIGXCPU stays SIGNALED), a file over file_bytes (SIGXFSZ:
+ * OUTPUT_LIMIT, not a crash), then the exit itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,8 +142,10 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
     bool cpu_over = r->cpu_us > l->cpu_ms * 1000;
     if (oom || (mem_hit && (r->signal || r->exit_code != 0)))
         r->status = SBX_MEMORY_LIMIT;
-    else if (cpu_over || r->signal == SIGXCPU)
+    else if (cpu_over)
         r->status = SBX_TIME_LIMIT;
+    else if (r->signal == SIGXFSZ)
+        r->status = SBX_OUTPUT_LIMIT; /* a file over file_bytes */
     else if (r->signal)
         r->status = SBX_SIGNALED;
     else if (r->exit_code != 0)

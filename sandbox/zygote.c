@@ -14,6 +14,7 @@
  * INVARIANTS.
  * - The zygote was cloned from a possibly multithreaded process whose malloc
  *   locks may be held: it never calls malloc or stdio. Buffers are static.
+ *   Nor any libc call that coordinates threads (set*id): raw syscalls.
  * - It never trusts the program: it reads only its own socket, whose peer is
  *   the caller. Requests are bounded (ZY_STRINGS_MAX) and checked.
  * - When the caller goes away (socket EOF), the zygote exits, and as PID 1
@@ -39,7 +40,6 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include "sandbox/internal.h"
 
@@ -211,8 +211,18 @@ static void setup_loopback(void)
     close(s);
 }
 
-static void setup_seccomp(void)
+/* The zygote keeps its own capabilities (it still has to setuid), but no
+ * process it starts can ever gain one: empty bounding and ambient sets, no
+ * new privileges through exec, then the filter. */
+static void setup_privileges(void)
 {
+    if (cfg->host->root) {
+        for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                fail_step("dropping the capability bounding set");
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+            fail_step("clearing ambient capabilities");
+    }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         fail_step("PR_SET_NO_NEW_PRIVS");
     if (cfg->host->seccomp &&
@@ -251,6 +261,18 @@ static char path_buf[4096];
 /* Written by the vfork child before it dies; read by the zygote after. */
 static volatile int child_errno;
 static const char *volatile child_step;
+
+/* Raw syscalls, not glibc's wrappers: the zygote is a copy of a threaded
+ * process, and glibc's set*id would signal every thread it remembers and
+ * wait for them forever. */
+static int drop_to_slot_uid(void)
+{
+    uid_t u = cfg->uid;
+    if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, u, u, u) < 0 ||
+        syscall(SYS_setresuid, u, u, u) < 0)
+        return -1;
+    return 0;
+}
 
 static int child_fail(const char *step)
 {
@@ -333,8 +355,7 @@ static int child_main(void *arg)
     if (cfg->host->root) {
         /* Per-uid, and the uid is this slot's alone: a backstop for pids. */
         set_limit(RLIMIT_NPROC, r->processes, "RLIMIT_NPROC");
-        if (setgroups(0, NULL) < 0 || setresgid(cfg->uid, cfg->uid, cfg->uid) < 0 ||
-            setresuid(cfg->uid, cfg->uid, cfg->uid) < 0)
+        if (drop_to_slot_uid() < 0)
             child_fail("dropping to the slot's uid");
     }
     if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
@@ -401,7 +422,7 @@ static void spawn(size_t n, int nfds)
 static int killer_main(void *arg)
 {
     (void)arg;
-    if (setresuid(cfg->uid, cfg->uid, cfg->uid) == 0)
+    if (drop_to_slot_uid() == 0)
         kill(-1, SIGKILL);
     _exit(0);
 }
@@ -504,7 +525,7 @@ int zy_main(void *arg)
     } else {
         setup_host_dir();
     }
-    setup_seccomp();
+    setup_privileges();
     announce_ready();
     serve();
     return 0;
