@@ -10,14 +10,15 @@
 #   make deps       install the Debian packages the build and tests need
 #
 # Sources are found by directory: sandbox/*.c -> libsandbox, queue/*.c ->
-# libqueue, worker/*.c -> libworker except worker/main_*.c, one binary each.
+# libqueue, worker/*.c -> libworker except worker/main_NAME.c: build/NAME.
 # tests/unit/test_*.c and tests/progs/*.c are one binary per file.
 
 B        ?= build
 CC       ?= cc
 SAN      ?=
 CSTD     := -std=c11 -D_GNU_SOURCE
-WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers -Wno-format-truncation
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers \
+            $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 OPT      ?= -O2 -g
 PKGS     := libseccomp hiredis msgpack
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -41,7 +42,7 @@ LIBQ   := $(B)/libqueue.a
 LIBWK  := $(B)/libworker.a
 LIBS   := $(LIBWK) $(LIBQ) $(LIBSBX)
 LIBT   := $(B)/libtest.a
-BINS   := $(B)/gradeq $(B)/gradeq-worker
+BINS   := $(patsubst worker/main_%.c,$(B)/%,$(WK_MAIN))
 UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
@@ -62,9 +63,8 @@ $(LIBWK): $(call obj,$(WK_SRC))
 $(LIBT): $(call obj,$(TLIB_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 
-$(B)/gradeq: $(call obj,worker/main_gradeq.c) $(LIBS)
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
-$(B)/gradeq-worker: $(call obj,worker/main_worker.c) $(LIBS)
+# worker/main_NAME.c is the command build/NAME.
+$(BINS): $(B)/%: $(B)/obj/worker/main_%.o $(LIBS)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 # Hostile programs: built plain (no sanitizer: they run inside the sandbox).

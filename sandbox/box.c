@@ -47,7 +47,7 @@ static int recv_ready(sbx_box *b, char *err, size_t errlen)
     memcpy(fds, CMSG_DATA(c), sizeof fds);
     b->box_fd = fds[0];
     b->tmp_fd = fds[1];
-    if (!b->host->namespaces) {
+    if (!b->ns) {
         close(b->tmp_fd); /* the same directory, sent twice */
         b->tmp_fd = -1;
     }
@@ -60,6 +60,7 @@ static void fill_config(sbx_box *b)
     zy_config *z = &b->zcfg;
     z->host = h;
     z->uid = b->uid;
+    z->ns = b->ns;
     z->box_dir = b->host_dir;
     for (int i = 0; i < 3; i++)
         z->procs_fd[i] = b->has_cg ? b->cg.procs_fd[i] : -1;
@@ -69,10 +70,45 @@ static void fill_config(sbx_box *b)
              (unsigned long long)h->opt.tmp_bytes);
 }
 
+/* Without namespaces the run's directory is on the host. */
+static int make_host_dir(sbx_box *b, char *err, size_t errlen)
+{
+    const sbx_host *h = b->host;
+    if (b->host_dir[0])
+        return 0;
+    if (snprintf(b->host_dir, sizeof b->host_dir, "%.200s/box-%u", h->state_dir, b->slot) < 0 ||
+        (mkdir(b->host_dir, 0755) < 0 && errno != EEXIST) || (h->root && chown(b->host_dir, b->uid, b->uid) < 0)) {
+        sbx_fail_errno(err, errlen, "preparing %s", b->host_dir);
+        b->host_dir[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static int start_zygote(sbx_box *b, char *err, size_t errlen);
+
 int box_start(sbx_box *b, char *err, size_t errlen)
 {
     if (b->zygote > 0)
         return 0;
+    b->ns = atomic_load(&b->host->namespaces);
+    if (!b->ns && make_host_dir(b, err, errlen) < 0)
+        return -1;
+    if (start_zygote(b, err, errlen) == 0 || !b->ns || b->host->opt.require_isolation)
+        goto out;
+    /* The first zygote is the namespace probe: a machine (or container)
+     * that refuses them still runs programs, and says so in every result. */
+    host_namespaces_failed(b->host);
+    b->ns = false;
+    if (make_host_dir(b, err, errlen) < 0 || start_zygote(b, err, errlen) < 0)
+        return -1;
+out:
+    b->isolation = sbx_host_isolation(b->host);
+    return b->zygote > 0 ? 0 : -1;
+}
+
+static int start_zygote(sbx_box *b, char *err, size_t errlen)
+{
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return sbx_fail_errno(err, errlen, "socketpair");
@@ -88,7 +124,7 @@ int box_start(sbx_box *b, char *err, size_t errlen)
         close(sv[1]);
         return sbx_fail(err, errlen, "out of memory");
     }
-    int flags = (b->host->namespaces ? NS_FLAGS : 0) | SIGCHLD;
+    int flags = (b->ns ? NS_FLAGS : 0) | SIGCHLD;
     pid_t pid = clone(zy_main, stack + ZYGOTE_STACK, flags, &b->zcfg);
     int e = errno;
     free(stack); /* the child has its own copy */
@@ -99,6 +135,7 @@ int box_start(sbx_box *b, char *err, size_t errlen)
         return sbx_fail_errno(err, errlen, "starting the sandbox zygote (clone)");
     }
     b->zygote = pid;
+    b->cg.keep = pid;
     b->sock = sv[0];
     if (recv_ready(b, err, errlen) < 0) {
         box_stop(b);
@@ -118,6 +155,7 @@ void box_stop(sbx_box *b)
         waitpid(b->zygote, NULL, 0);
     }
     b->zygote = 0;
+    b->cg.keep = 0;
     if (b->box_fd >= 0)
         close(b->box_fd);
     if (b->tmp_fd >= 0)
@@ -217,14 +255,6 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
         if (cg_slot_open(&h->cg, b->slot, &b->cg, err, errlen) < 0)
             goto fail;
         b->has_cg = true;
-    }
-    if (!h->namespaces) {
-        if (snprintf(b->host_dir, sizeof b->host_dir, "%.200s/box-%u", h->state_dir, b->slot) < 0 ||
-            (mkdir(b->host_dir, 0755) < 0 && errno != EEXIST) ||
-            (h->root && chown(b->host_dir, b->uid, b->uid) < 0)) {
-            sbx_fail_errno(err, errlen, "preparing %s", b->host_dir);
-            goto fail;
-        }
     }
     if (box_start(b, err, errlen) < 0)
         goto fail;

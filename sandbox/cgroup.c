@@ -13,10 +13,14 @@
  * where <base> is <name> under our own cgroup with memory and pids enabled.
  * Probing picks v2 when its hierarchy holds the controllers, else v1.
  *
+ * The slot's zygote lives in the cgroup too, so that runs are born in it
+ * (no migration per run, see zygote.c). So the kill skips it, pids.max
+ * counts it, and its own memory charge (measured before each run) is added
+ * to the limit and taken off the peak.
+ *
  * INVARIANTS. Every file the hot path touches is opened once per slot; the
- * run's child enters the cgroup by writing "0" to the inherited cgroup.procs
- * fds, which works inside the zygote's PID namespace and mount namespace
- * where /sys/fs/cgroup is not visible. cg_slot_kill allocates nothing.
+ * zygote enters the cgroup by writing "0" to inherited cgroup.procs fds,
+ * which works inside its PID namespace. cg_slot_kill allocates nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +39,7 @@
 /* Indices of the per-slot files kept open (-1 when absent). */
 enum {
     F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_OOM,
-    F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ, F_KILL,
+    F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
     F_SWAP_MAX, F_COUNT
 };
 
@@ -308,12 +312,12 @@ static int open_files_v2(cg_slot *s, int *fd)
     fd[F_MEM_LIMIT] = open_in(d, "memory.max", O_RDWR);
     fd[F_SWAP_MAX] = open_in(d, "memory.swap.max", O_RDWR);
     fd[F_MEM_PEAK] = open_in(d, "memory.peak", O_RDWR);
+    fd[F_MEM_USAGE] = open_in(d, "memory.current", O_RDONLY);
     fd[F_OOM] = open_in(d, "memory.events", O_RDONLY);
     fd[F_PIDS_MAX] = open_in(d, "pids.max", O_RDWR);
     fd[F_CPU] = open_in(d, "cpu.stat", O_RDONLY);
     fd[F_PROCS_READ] = open_in(d, ".", O_RDONLY | O_DIRECTORY);
-    fd[F_KILL] = open_in(d, "cgroup.kill", O_WRONLY);
-    if (fd[F_MEM_LIMIT] < 0 || fd[F_MEM_PEAK] < 0 || fd[F_OOM] < 0 || fd[F_PIDS_MAX] < 0 ||
+    if (fd[F_MEM_LIMIT] < 0 || fd[F_MEM_PEAK] < 0 || fd[F_MEM_USAGE] < 0 || fd[F_OOM] < 0 || fd[F_PIDS_MAX] < 0 ||
         fd[F_CPU] < 0 || fd[F_PROCS_READ] < 0)
         return -1;
     if (fd[F_SWAP_MAX] >= 0 && write_str(fd[F_SWAP_MAX], "0") < 0)
@@ -381,45 +385,64 @@ static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)
     return 0;
 }
 
-int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen)
+static int set_memory(cg_slot *s, uint64_t bytes)
+{
+    if (bytes == s->cur_mem)
+        return 0;
+    int rc = s->host->version == CG_V1 ? set_memory_v1(s, s->fd, bytes) : write_u64(s->fd[F_MEM_LIMIT], bytes);
+    if (rc == 0)
+        s->cur_mem = bytes;
+    return rc;
+}
+
+/* v1: peak and counters reset, then the zygote's charge is what is left. */
+static int reset_v1(cg_slot *s)
 {
     int *fd = s->fd;
-    if (l->memory_bytes != s->cur_mem) {
-        int rc = s->host->version == CG_V1 ? set_memory_v1(s, fd, l->memory_bytes)
-                                           : write_u64(fd[F_MEM_LIMIT], l->memory_bytes);
-        if (rc < 0)
-            return sbx_fail_errno(err, errlen, "cgroup: setting memory limit %" PRIu64, l->memory_bytes);
-        s->cur_mem = l->memory_bytes;
-    }
-    if (l->processes != s->cur_pids) {
-        if (write_u64(fd[F_PIDS_MAX], l->processes) < 0)
-            return sbx_fail_errno(err, errlen, "cgroup: setting pids.max %" PRIu64, l->processes);
-        s->cur_pids = l->processes;
-    }
-    if (s->host->version == CG_V1) {
-        uint64_t usage = 0;
-        /* Page cache the last run left charged here would count in this
-         * run's peak. */
-        if (read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (1u << 20))
-            write_str(fd[F_FORCE_EMPTY], "0");
-        if (write_str(fd[F_MEM_PEAK], "0") < 0 || write_str(fd[F_FAILCNT], "0") < 0 ||
-            write_str(fd[F_CPU], "0") < 0 ||
-            (fd[F_MEMSW_PEAK] >= 0 && write_str(fd[F_MEMSW_PEAK], "0") < 0))
-            return sbx_fail_errno(err, errlen, "cgroup: resetting counters in %s", s->dir[0]);
-        if (read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
-            s->oom_base = 0;
-        s->cpu_base = 0;
-        return 0;
-    }
-    /* v2: memory.peak resets per open file on kernels >= 6.12; older ones
-     * refuse the write and report the peak since the slot was made. */
-    write_str(fd[F_MEM_PEAK], "reset");
+    uint64_t usage = 0;
+    /* Page cache the last run left charged here would count as the zygote's
+     * and inflate the next limit. */
+    if (read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (4u << 20))
+        write_str(fd[F_FORCE_EMPTY], "0");
+    if (write_str(fd[F_MEM_PEAK], "0") < 0 || write_str(fd[F_FAILCNT], "0") < 0 || write_str(fd[F_CPU], "0") < 0 ||
+        (fd[F_MEMSW_PEAK] >= 0 && write_str(fd[F_MEMSW_PEAK], "0") < 0))
+        return -1;
+    if (read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
+        return -1;
+    if (read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
+        s->oom_base = 0;
+    s->cpu_base = 0;
+    return 0;
+}
+
+/* v2: memory.peak resets per open file on kernels >= 6.12 (older ones
+ * refuse and report the peak since the slot was made); cpu.stat and
+ * memory.events cannot be reset, so they are read now and diffed after. */
+static int reset_v2(cg_slot *s)
+{
+    int *fd = s->fd;
     uint64_t usec = 0;
-    if (read_key(fd[F_CPU], "usage_usec", &usec) < 0)
-        return sbx_fail_errno(err, errlen, "cgroup: reading cpu.stat in %s", s->dir[0]);
+    write_str(fd[F_MEM_PEAK], "reset");
+    if (read_key(fd[F_CPU], "usage_usec", &usec) < 0 || read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
+        return -1;
     s->cpu_base = usec;
     if (read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
         s->oom_base = 0;
+    return 0;
+}
+
+int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen)
+{
+    int rc = s->host->version == CG_V1 ? reset_v1(s) : reset_v2(s);
+    if (rc < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: resetting counters in %s", s->dir[0]);
+    if (set_memory(s, l->memory_bytes + s->mem_base) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: setting memory limit %" PRIu64, l->memory_bytes);
+    if (l->processes + 1 != s->cur_pids) {
+        if (write_u64(s->fd[F_PIDS_MAX], l->processes + 1) < 0)
+            return sbx_fail_errno(err, errlen, "cgroup: setting pids.max %" PRIu64, l->processes);
+        s->cur_pids = l->processes + 1;
+    }
     return 0;
 }
 
@@ -434,10 +457,11 @@ int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns)
     return 0;
 }
 
-/* Kills every pid listed in the cgroup's cgroup.procs; returns how many
- * were listed. The file is opened anew each time: v1 caches the pid list
- * per open file, so a kept fd would list the processes of its first read. */
-static int kill_listed(int dirfd)
+/* Kills every pid listed in the cgroup's cgroup.procs but `keep`; returns
+ * how many it killed. The file is opened anew each time: v1 caches the pid
+ * list per open file, so a kept fd would list the processes of its first
+ * read. */
+static int kill_listed(int dirfd, pid_t keep)
 {
     char buf[4096];
     int count = 0;
@@ -457,15 +481,17 @@ static int kill_listed(int dirfd)
                 pid = pid * 10 + (buf[i] - '0');
                 in_num = true;
             } else if (in_num) {
-                kill((pid_t)pid, SIGKILL);
-                count++;
+                if ((pid_t)pid != keep) {
+                    kill((pid_t)pid, SIGKILL);
+                    count++;
+                }
                 pid = 0;
                 in_num = false;
             }
         }
     }
     close(fd);
-    if (in_num) {
+    if (in_num && (pid_t)pid != keep) {
         kill((pid_t)pid, SIGKILL);
         count++;
     }
@@ -474,9 +500,7 @@ static int kill_listed(int dirfd)
 
 void cg_slot_kill(cg_slot *s)
 {
-    if (s->fd[F_KILL] >= 0 && write_str(s->fd[F_KILL], "1") == 0)
-        return;
-    kill_listed(s->fd[F_PROCS_READ]);
+    kill_listed(s->fd[F_PROCS_READ], s->keep);
 }
 
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen)
@@ -484,9 +508,7 @@ int cg_slot_empty(cg_slot *s, char *err, size_t errlen)
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        if (s->fd[F_KILL] >= 0)
-            write_str(s->fd[F_KILL], "1");
-        int n = kill_listed(s->fd[F_PROCS_READ]);
+        int n = kill_listed(s->fd[F_PROCS_READ], s->keep);
         if (n < 0)
             return sbx_fail_errno(err, errlen, "cgroup: reading %s/cgroup.procs", s->dir[0]);
         if (n == 0)
@@ -505,6 +527,7 @@ int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *
     int pfd = fd[F_MEMSW_PEAK] >= 0 ? fd[F_MEMSW_PEAK] : fd[F_MEM_PEAK];
     if (read_u64(pfd, peak) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: reading peak memory in %s", s->dir[0]);
+    *peak = *peak > s->mem_base ? *peak - s->mem_base : 0;
     uint64_t kills = 0;
     if (read_key(fd[F_OOM], "oom_kill", &kills) < 0)
         kills = s->oom_base;
@@ -513,6 +536,6 @@ int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *
     if (s->host->version == CG_V1)
         *hit_limit = read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0;
     else
-        *hit_limit = *oom || *peak >= s->cur_mem;
+        *hit_limit = *oom || *peak + s->mem_base >= s->cur_mem;
     return 0;
 }

@@ -1,8 +1,9 @@
 /* host.c -- what this machine allows, probed once per process.
  *
- * DESIGN. Every protection is tried for real at start-up (a throw-away
- * clone into the namespaces, a cgroup mkdir, the seccomp build) rather than
- * guessed from versions, so `isolation` in each result says what held, not
+ * DESIGN. Every protection is tried for real rather than guessed from
+ * versions (a cgroup mkdir, the seccomp build; the namespaces by the first
+ * zygote itself, since a throw-away probe would cost a fresh network
+ * namespace, 1-5 ms), so `isolation` in each result says what held, not
  * what was hoped. With require_isolation, anything missing is an error that
  * names it; without, runs go ahead with what is left and say so.
  *
@@ -26,24 +27,6 @@
 #include <unistd.h>
 
 #include "sandbox/internal.h"
-
-#define NS_FLAGS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
-
-static int probe_child(void *arg)
-{
-    (void)arg;
-    _exit(0);
-}
-
-static bool namespaces_work(void)
-{
-    static char stack[16 * 1024] __attribute__((aligned(16)));
-    pid_t p = clone(probe_child, stack + sizeof stack, NS_FLAGS | SIGCHLD, NULL);
-    if (p < 0)
-        return false;
-    int st;
-    return waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
 
 static int make_state_dir(sbx_host *h, char *err, size_t errlen)
 {
@@ -71,7 +54,7 @@ static void describe(sbx_host *h)
     size_t n = sbx_isolation_names(missing, names, 32);
     int at = snprintf(h->describe, sizeof h->describe, "cgroup %s, %s, namespaces %s, seccomp %s",
                       h->cg.version == CG_V2 ? "v2" : h->cg.version == CG_V1 ? "v1" : "none",
-                      h->root ? "root" : "not root", h->namespaces ? "yes" : "no",
+                      h->root ? "root" : "not root", atomic_load(&h->namespaces) ? "yes" : "no",
                       h->seccomp ? "yes" : "no");
     for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof h->describe; i++)
         at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, "%s%s",
@@ -103,13 +86,14 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
         goto fail;
     char perr[SBX_ERR_LEN];
     h->seccomp = prctl(PR_GET_SECCOMP) >= 0 && pol_build(&h->bpf, perr, sizeof perr) == 0;
-    h->namespaces = h->root && namespaces_work();
+    atomic_store(&h->namespaces, h->root);
+    pthread_mutex_init(&h->mu, NULL);
     if (h->root)
         cg_probe(&h->cg, h->opt.cgroup_name);
     else
         snprintf(h->cg.why, sizeof h->cg.why, "not root");
     h->isolation = SBX_ISO_NO_NEW_PRIVS | SBX_ISO_RLIMITS | SBX_ISO_FDS | SBX_ISO_CLEAN_ENV;
-    if (h->namespaces)
+    if (atomic_load(&h->namespaces))
         h->isolation |= SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS;
     if (h->root)
         h->isolation |= SBX_ISO_UID;
@@ -134,13 +118,29 @@ void sbx_host_close(sbx_host *h)
 {
     if (!h)
         return;
+    pthread_mutex_destroy(&h->mu);
     free(h->bpf.filter);
     free(h);
 }
 
+#define NS_BITS (SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS)
+
+void host_namespaces_failed(sbx_host *h)
+{
+    pthread_mutex_lock(&h->mu);
+    if (atomic_exchange(&h->namespaces, false)) {
+        h->isolation &= ~(unsigned)NS_BITS;
+        describe(h);
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
 unsigned sbx_host_isolation(const sbx_host *h)
 {
-    return h->isolation;
+    pthread_mutex_lock((pthread_mutex_t *)&h->mu);
+    unsigned iso = h->isolation;
+    pthread_mutex_unlock((pthread_mutex_t *)&h->mu);
+    return iso;
 }
 
 const char *sbx_host_describe(const sbx_host *h)

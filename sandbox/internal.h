@@ -46,12 +46,14 @@ typedef struct cg_slot {
     const cg_host *host;
     char dir[3][CG_PATH_MAX]; /* v1: memory, pids, cpuacct; v2: dir[0] only */
     int ndirs;
-    int procs_fd[3];          /* cgroup.procs, written "0" by the run's child */
+    int procs_fd[3];          /* cgroup.procs, written "0" by the zygote */
     int fd[CG_FILES];         /* the files the hot path reads and writes */
     int cpu_fd;               /* cpuacct.usage or cpu.stat */
     uint64_t cpu_base;        /* v2: cpu.stat cannot be reset, so runs diff it */
     uint64_t oom_base;
     uint64_t cur_mem, cur_pids; /* last limits written, to skip rewriting */
+    uint64_t mem_base;        /* the zygote's own charge, not the run's */
+    pid_t keep;               /* the zygote: lives in the slot, never killed */
 } cg_slot;
 
 /* Finds usable hierarchies (memory, pids, cpu accounting) and prepares our
@@ -65,10 +67,10 @@ void cg_slot_close(cg_slot *s);
 int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);
 /* CPU used by the run so far, ns. */
 int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns);
-/* SIGKILL every process in the slot once (async-signal-safe enough for the
- * watchdog: no allocation). */
+/* SIGKILL every process in the slot but the zygote, once (no allocation). */
 void cg_slot_kill(cg_slot *s);
-/* Kills until the slot holds no process. -1 if it would not empty. */
+/* Kills until the slot holds no process but the zygote. -1 if it would not
+ * empty. */
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
 /* After a run: peak memory (bytes) and whether the kernel OOM-killed in it. */
 int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen);
@@ -83,7 +85,8 @@ int pol_build(struct sock_fprog *prog, char *err, size_t errlen);
 struct sbx_host {
     sbx_host_options opt;
     bool root;
-    bool namespaces;       /* clone with new PID/mount/net/IPC/UTS works */
+    atomic_bool namespaces; /* root: tried by the first zygote, off if it fails */
+    pthread_mutex_t mu;     /* guards the fallback: isolation, describe */
     bool seccomp;
     struct sock_fprog bpf;
     cg_host cg;
@@ -94,6 +97,9 @@ struct sbx_host {
     atomic_uint next_slot; /* where the next slot search starts */
 };
 
+/* Called when a zygote could not be made in namespaces: runs go on without
+ * them (unless isolation is required) and every result says so. */
+void host_namespaces_failed(sbx_host *h);
 /* Takes the machine-wide lock of a free slot; returns its fd (held for the
  * box's life), or -1. */
 int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
@@ -115,6 +121,7 @@ typedef struct zy_msg {
     uint32_t op;
     int32_t err;        /* EXEC_FAILED: errno */
     int32_t wstatus;    /* EXITED */
+    int32_t pid;        /* STARTED: in the zygote's PID namespace */
     uint64_t utime_us, stime_us, maxrss_kb;
     char what[96];      /* EXEC_FAILED: the step that failed */
 } zy_msg;
@@ -125,6 +132,7 @@ typedef struct zy_config {
     int sock;            /* SOCK_SEQPACKET to the caller */
     int procs_fd[3];     /* cgroup.procs of the slot, -1 when absent */
     uid_t uid;           /* the slot's uid and gid (root only) */
+    bool ns;             /* in its own namespaces, with the private root */
     const char *box_dir; /* without a mount namespace: the run's directory */
     char box_opts[128];  /* tmpfs options of /box and /tmp */
     char tmp_opts[128];
@@ -140,6 +148,8 @@ struct sbx_box {
     unsigned slot;
     int lock_fd;
     uid_t uid;
+    bool ns;             /* this box's zygote lives in namespaces */
+    unsigned isolation;  /* what holds for runs in this box */
     pid_t zygote;
     int sock;
     int box_fd, tmp_fd;  /* the run's /box and /tmp, as seen by the zygote */
@@ -175,8 +185,11 @@ typedef struct cap_stream {
     pthread_t thread;
 } cap_stream;
 
+/* Maps the stream's buffer (cap+1 bytes of address space) and starts its
+ * reader. */
 int cap_start(cap_stream *c);
 void cap_join(cap_stream *c);
+void cap_unmap(char *buf, size_t size);
 
 /* ---- watchdog.c ------------------------------------------------------ */
 
@@ -194,6 +207,7 @@ struct run_state {
     sbx_box *box;
     const sbx_limits *limits;
     uint64_t start_ns, wall_deadline_ns;
+    pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
     pthread_mutex_t mu;
     pthread_cond_t cv;

@@ -67,12 +67,13 @@ void sbx_limits_default(sbx_limits *l)
 
 void sbx_result_free(sbx_result *r)
 {
-    free(r->stdout_buf);
-    free(r->stderr_buf);
+    cap_unmap(r->stdout_buf, r->stdout_map_);
+    cap_unmap(r->stderr_buf, r->stderr_map_);
     r->stdout_buf = r->stderr_buf = NULL;
     r->stdout_len = r->stderr_len = 0;
 }
 
+__attribute__((format(printf, 4, 0)))
 static void vfail(char *err, size_t errlen, int errnum, const char *fmt, va_list ap)
 {
     if (!err || errlen == 0)

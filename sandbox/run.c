@@ -154,9 +154,10 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
         r->status = SBX_OK;
 }
 
-static void take_stream(cap_stream *c, char **buf, size_t *len, bool *trunc)
+static void take_stream(cap_stream *c, char **buf, size_t *map, size_t *len, bool *trunc)
 {
     *buf = c->buf;
+    *map = c->size;
     *len = c->len;
     *trunc = c->truncated;
     c->buf = NULL;
@@ -195,8 +196,8 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     close(cap[0].fd);
     close(cap[1].fd);
     r->wall_us = (end - st->start_ns) / 1000;
-    take_stream(&cap[0], &r->stdout_buf, &r->stdout_len, &r->stdout_truncated);
-    take_stream(&cap[1], &r->stderr_buf, &r->stderr_len, &r->stderr_truncated);
+    take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
+    take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
     if (rc < 0 || erc < 0)
         return sandbox_error(r, rc < 0 ? err : kerr);
     bool oom = false, mem_hit = false;
@@ -217,8 +218,6 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         snprintf(err, sizeof err, "reading the program's output: %s", strerror(cap[0].err ? cap[0].err : cap[1].err));
         return sandbox_error(r, err);
     }
-    if (r->status == SBX_SANDBOX_ERROR)
-        return sandbox_error(r, "the sandbox ran out of memory for the program's output");
     return 0;
 }
 
@@ -272,14 +271,18 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
         box_stop(b);
         return sandbox_error(r, r->error);
     }
-    if (cap_start(&cap[0]) < 0 || (cap_start(&cap[1]) < 0 && (cap_join(&cap[0]), 1)) ||
-        (wd_start(&wd) < 0 && (cap_join(&cap[0]), cap_join(&cap[1]), 1))) {
-        /* Without threads nothing can bound the run: stop it now. */
-        box_stop(b);
-        close_fds((int[]){ out[0], errp[0] }, 2);
-        return sandbox_error(r, "cannot start the reader and watchdog threads");
+    st->pid = b->ns ? 0 : m.pid;
+    int started = 0;
+    if (cap_start(&cap[0]) == 0 && ++started && cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
+        return finish(b, st, cap, &wd, r);
+    /* Without its threads nothing bounds the run: stop it now. */
+    box_stop(b);
+    for (int i = 0; i < started; i++) {
+        cap_join(&cap[i]);
+        cap_unmap(cap[i].buf, cap[i].size);
     }
-    return finish(b, st, cap, &wd, r);
+    close_fds((int[]){ out[0], errp[0] }, 2);
+    return sandbox_error(r, "cannot start the reader and watchdog threads");
 }
 
 static int check_spec(const sbx_spec *s, char *err, size_t errlen)
@@ -298,7 +301,7 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
-    r->isolation = b->host->isolation;
+    r->isolation = b->isolation;
     atomic_store(&b->cancel, 0);
     char err[SBX_ERR_LEN];
     if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0)

@@ -20,9 +20,9 @@
  * result; a failure of the sandbox itself is status SBX_SANDBOX_ERROR, never
  * blamed on the program, and the box recovers on the next run.
  *
- * Memory: result buffers are owned by the result; sbx_result_free releases
- * them. Output buffers grow with what the program writes and never beyond
- * the stream's cap.
+ * Memory: result buffers are owned by the result and are not malloc'd:
+ * only sbx_result_free releases them. Each is the stream's cap of address
+ * space, of which only what the program wrote is memory.
  */
 #ifndef GRADEQ_SANDBOX_H
 #define GRADEQ_SANDBOX_H
@@ -120,6 +120,7 @@ typedef struct sbx_result {
     uint64_t memory_bytes;     /* peak of the whole run */
     unsigned isolation;        /* SBX_ISO_* that held */
     char error[SBX_ERR_LEN];   /* one line for EXEC_ERROR and SANDBOX_ERROR */
+    size_t stdout_map_, stderr_map_; /* private: the buffers' mappings */
 } sbx_result;
 
 void sbx_result_free(sbx_result *r);

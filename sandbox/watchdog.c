@@ -9,15 +9,50 @@
  * dozen counter reads for a one-second limit (isolate and go-judge poll every
  * 100 ms, nsjail every second).
  *
- * Without a CPU cgroup only the wall clock is watched here; RLIMIT_CPU
- * (per process, whole seconds) is the backstop, and the result says so.
+ * Without a CPU cgroup the main process's own CPU (and its reaped
+ * children's) is read from /proc the same way; children still running are
+ * not counted, RLIMIT_CPU (per process, whole seconds) is their backstop,
+ * and the result's isolation list lacks cgroup_cpu.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sandbox/internal.h"
 
 #define MIN_STEP_NS 500000ull
+
+/* utime + stime + cutime + cstime of /proc/PID/stat, in ns. */
+static int proc_cpu_ns(pid_t pid, uint64_t *ns)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command name may hold anything */
+    unsigned long long ut, st, cut, cst;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &ut, &st, &cut,
+                     &cst) != 4)
+        return -1;
+    *ns = (ut + st + cut + cst) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+    return 0;
+}
+
+static int cpu_used(run_state *r, uint64_t *ns)
+{
+    if (r->box->has_cg)
+        return cg_slot_cpu_ns(&r->box->cg, ns);
+    return r->pid > 0 ? proc_cpu_ns(r->pid, ns) : -1;
+}
 
 static void *wd_main(void *arg)
 {
@@ -38,7 +73,7 @@ static void *wd_main(void *arg)
             break;
         }
         uint64_t next = r->wall_deadline_ns, used;
-        if (b->has_cg && cg_slot_cpu_ns(&b->cg, &used) == 0) {
+        if (cpu_used(r, &used) == 0) {
             if (used >= cpu_limit) {
                 run_kill(r, SBX_TIME_LIMIT);
                 break;

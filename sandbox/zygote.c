@@ -7,9 +7,9 @@
  * that every run inherits it for free, and then serves requests from its
  * socket: RUN spawns one program, KILL kills the current run's processes
  * when there is no cgroup to do it. Per run, the only privileged work left
- * is a CLONE_VM|CLONE_VFORK child that joins the slot's cgroup, drops to the
- * slot's uid, sets rlimits and execs: the namespace, mount and filter costs
- * are paid once per slot, not per run.
+ * is a CLONE_VM|CLONE_VFORK child (born in the slot's cgroup) that drops to the
+ * slot's uid, sets rlimits and execs: the namespace, mount, cgroup and
+ * filter costs are paid once per slot, not per run.
  *
  * INVARIANTS.
  * - The zygote was cloned from a possibly multithreaded process whose malloc
@@ -84,6 +84,29 @@ static void setup_fds(void)
         fail_step("opening /dev/null");
     if (null > 2)
         close(null);
+}
+
+/* The zygote joins the slot's cgroup once, so that every run is born in it:
+ * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
+ * can wait for an RCU grace period (12 ms seen here), once per run
+ * otherwise. The zygote itself must never be the OOM killer's choice: each
+ * run raises its own oom_score_adj to +1000 (always allowed), which puts it
+ * first, and the zygote lowers its own where it may. */
+static void setup_cgroup(void)
+{
+    for (int i = 0; i < 3; i++) {
+        if (cfg->procs_fd[i] < 0)
+            continue;
+        if (write(FD_PROCS + i, "0", 1) != 1)
+            fail_step("joining the slot's cgroup");
+        close(FD_PROCS + i);
+    }
+    /* Lowering needs CAP_SYS_RESOURCE, which many containers (and this
+     * project's VMs) lack: then only the run's +1000 protects the zygote. */
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || (write(fd, "-1000", 5) != 5 && errno != EACCES))
+        fail_step("oom_score_adj");
+    close(fd);
 }
 
 static void setup_signals(void)
@@ -184,6 +207,9 @@ static void setup_mounts(void)
 
 static void setup_host_dir(void)
 {
+    /* Orphans of the run come back to the zygote, to be killed at its end. */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+        fail_step("PR_SET_CHILD_SUBREAPER");
     box_fd = open(cfg->box_dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
     if (box_fd < 0)
         fail_step("opening the box directory");
@@ -334,15 +360,16 @@ static int child_main(void *arg)
     sigemptyset(&none);
     if (setsid() < 0)
         child_fail("setsid");
-    for (int i = 0; i < 3; i++)
-        if (cfg->procs_fd[i] >= 0 && write(FD_PROCS + i, "0", 1) != 1)
-            child_fail("joining the cgroup");
+    int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom < 0 || write(oom, "1000", 4) != 4)
+        child_fail("raising oom_score_adj");
+    close(oom);
     for (int i = 0; i < 3; i++)
         if (dup2(run_fds[i], i) < 0)
             child_fail("dup2");
     if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
         child_fail("close_range");
-    if (chdir(cfg->host->namespaces ? "/box" : cfg->box_dir) < 0)
+    if (chdir(cfg->ns ? "/box" : cfg->box_dir) < 0)
         child_fail("chdir to the box");
     umask(022);
     set_limit(RLIMIT_CPU, r->cpu_s, "RLIMIT_CPU");
@@ -412,12 +439,15 @@ static void spawn(size_t n, int nfds)
         } else {
             run_pid = pid;
             m.op = ZY_STARTED;
+            m.pid = pid;
         }
     }
     for (int i = 0; i < nfds && i < 3; i++)
         close(run_fds[i]);
     reply(&m);
 }
+
+static void reap(void);
 
 static int killer_main(void *arg)
 {
@@ -427,13 +457,41 @@ static int killer_main(void *arg)
     _exit(0);
 }
 
-/* Without a cgroup: the run's session, then (as root) every process of the
- * slot's uid, which catches daemons that left the session. kill(-1) as that
- * uid reaches nothing else: the uid is this slot's alone. */
+/* Kills every child of the zygote; as a subreaper (or PID 1) it inherits
+ * every orphan, so repeating until none is left reaches the whole tree.
+ * Returns how many it killed. */
+static int kill_children(void)
+{
+    static char buf[4096];
+    int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    int killed = 0;
+    long pid = 0;
+    for (ssize_t i = 0; i < (n > 0 ? n : 0); i++) {
+        if (buf[i] >= '0' && buf[i] <= '9') {
+            pid = pid * 10 + (buf[i] - '0');
+        } else if (pid) {
+            kill((pid_t)pid, SIGKILL);
+            killed++;
+            pid = 0;
+        }
+    }
+    return killed;
+}
+
+/* Without a cgroup: the run's session, the zygote's descendants (daemons
+ * that left the session come back to it as orphans), then (as root) every
+ * process of the slot's uid. kill(-1) as that uid reaches nothing else: the
+ * uid is this slot's alone. */
 static void kill_run(void)
 {
     if (run_pid > 0)
         kill(-run_pid, SIGKILL);
+    for (int i = 0; i < 1000 && kill_children() > 0; i++)
+        reap();
     if (!cfg->host->root)
         return;
     pid_t k = clone(killer_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
@@ -465,12 +523,10 @@ static void on_request(void)
         kill_run();
 }
 
-/* As PID 1 the zygote reaps every orphan of its namespace. */
-static void on_children(int sfd)
+/* As PID 1 (or a subreaper) the zygote reaps every orphan; the run's main
+ * process is reported to the caller, whoever reaps it. */
+static void reap(void)
 {
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof si) == sizeof si)
-        ;
     for (;;) {
         int st;
         struct rusage ru;
@@ -489,6 +545,14 @@ static void on_children(int sfd)
         };
         reply(&m);
     }
+}
+
+static void on_children(int sfd)
+{
+    struct signalfd_siginfo si;
+    while (read(sfd, &si, sizeof si) == sizeof si)
+        ;
+    reap();
 }
 
 static void serve(void)
@@ -517,8 +581,9 @@ int zy_main(void *arg)
 {
     cfg = arg;
     setup_fds();
+    setup_cgroup();
     setup_signals();
-    if (cfg->host->namespaces) {
+    if (cfg->ns) {
         setup_mounts();
         setup_hostname();
         setup_loopback();

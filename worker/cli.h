@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "queue/result.h"
 #include "sandbox/sandbox.h"
 
 #define WK_MAX_FILES 1024
@@ -49,10 +50,12 @@ int wk_parse_uint(const char *s, uint64_t *out);
 /* Reads a whole file of at most max bytes. */
 int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *err, size_t errlen);
 
-/* Output of a result: JSON (one object, base64 bytes) or pass-through plus
- * a time(1)-like summary on stderr. */
-void wk_print_json(FILE *f, const sbx_result *r);
-void wk_print_plain(const sbx_result *r);
+/* Output of a result (local or from the queue): JSON, one object with the
+ * result's field names and base64 bytes (id, worker and attempt only when
+ * set), or the program's output passed through plus a time(1)-like
+ * summary on stderr. */
+void wk_print_json(FILE *f, const q_result *r);
+void wk_print_plain(const q_result *r);
 void wk_base64(FILE *f, const void *data, size_t len);
 void wk_json_string(FILE *f, const char *s);
 

@@ -4,6 +4,7 @@
 
 #include "worker/cli.h"
 #include "worker/commands.h"
+#include "worker/convert.h"
 
 static void usage(FILE *f)
 {
@@ -50,10 +51,13 @@ int wk_cmd_run(int argc, char **argv)
     }
     sbx_result r;
     int rc = sbx_run(box, &c.spec, &r);
+    const char *names[WK_ISO_MAX];
+    q_result w;
+    wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
     if (c.json)
-        wk_print_json(stdout, &r);
+        wk_print_json(stdout, &w);
     else
-        wk_print_plain(&r);
+        wk_print_plain(&w);
     sbx_result_free(&r);
     sbx_box_close(box);
     sbx_host_close(host);

@@ -3,5 +3,7 @@
 #define GRADEQ_COMMANDS_H
 
 int wk_cmd_run(int argc, char **argv);
+int wk_cmd_submit(int argc, char **argv);
+int wk_cmd_stats(int argc, char **argv);
 
 #endif

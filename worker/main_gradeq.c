@@ -11,6 +11,8 @@ static const struct {
     const char *what;
 } commands[] = {
     { "run", wk_cmd_run, "run one program in the sandbox, here" },
+    { "submit", wk_cmd_submit, "queue a job in Redis (and wait for its result)" },
+    { "stats", wk_cmd_stats, "the queue and its workers" },
 };
 
 static void usage(FILE *f)

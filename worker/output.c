@@ -45,27 +45,41 @@ void wk_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void wk_print_json(FILE *f, const sbx_result *r)
+void wk_print_json(FILE *f, const q_result *r)
 {
-    fprintf(f, "{\"status\":\"%s\",\"exit_code\":", sbx_status_name(r->status));
-    r->exit_code >= 0 ? fprintf(f, "%d", r->exit_code) : fputs("null", f);
+    fputc('{', f);
+    if (r->id) {
+        fputs("\"id\":", f);
+        wk_json_string(f, r->id);
+        fputc(',', f);
+    }
+    fputs("\"status\":", f);
+    wk_json_string(f, r->status);
+    fputs(",\"exit_code\":", f);
+    r->has_exit_code ? fprintf(f, "%lld", (long long)r->exit_code) : fputs("null", f);
     fputs(",\"signal\":", f);
-    r->signal ? fprintf(f, "%d", r->signal) : fputs("null", f);
+    r->has_signal ? fprintf(f, "%lld", (long long)r->signal) : fputs("null", f);
     fputs(",\"stdout\":\"", f);
     wk_base64(f, r->stdout_buf, r->stdout_len);
     fputs("\",\"stderr\":\"", f);
     wk_base64(f, r->stderr_buf, r->stderr_len);
     fprintf(f, "\",\"stdout_truncated\":%s,\"stderr_truncated\":%s,\"cpu_us\":%llu,\"wall_us\":%llu,"
-               "\"memory_bytes\":%llu,\"error\":",
+               "\"memory_bytes\":%llu,",
             r->stdout_truncated ? "true" : "false", r->stderr_truncated ? "true" : "false",
             (unsigned long long)r->cpu_us, (unsigned long long)r->wall_us,
             (unsigned long long)r->memory_bytes);
-    r->error[0] ? wk_json_string(f, r->error) : (void)fputs("null", f);
+    if (r->worker) {
+        fputs("\"worker\":", f);
+        wk_json_string(f, r->worker);
+        fprintf(f, ",\"attempt\":%llu,", (unsigned long long)r->attempt);
+    }
+    fputs("\"error\":", f);
+    r->error ? wk_json_string(f, r->error) : (void)fputs("null", f);
     fputs(",\"isolation\":[", f);
-    const char *names[32];
-    size_t n = sbx_isolation_names(r->isolation, names, 32);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%s\"%s\"", i ? "," : "", names[i]);
+    for (size_t i = 0; i < r->nisolation; i++) {
+        fputs(i ? "," : "", f);
+        wk_json_string(f, r->isolation[i]);
+    }
     fputs("]}\n", f);
 }
 
@@ -90,17 +104,18 @@ static void human_bytes(char *out, size_t size, uint64_t b)
         snprintf(out, size, "%.0f KiB", b / 1024.0);
 }
 
-void wk_print_plain(const sbx_result *r)
+void wk_print_plain(const q_result *r)
 {
     write_fd(1, r->stdout_buf, r->stdout_len);
     write_fd(2, r->stderr_buf, r->stderr_len);
     char how[64] = "", mem[32];
-    if (r->signal)
-        snprintf(how, sizeof how, " signal %d (SIG%s)", r->signal, sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
-    else if (r->exit_code >= 0)
-        snprintf(how, sizeof how, " exit %d", r->exit_code);
+    const char *abbrev = r->has_signal ? sigabbrev_np((int)r->signal) : NULL;
+    if (r->has_signal)
+        snprintf(how, sizeof how, " signal %lld (SIG%s)", (long long)r->signal, abbrev ? abbrev : "?");
+    else if (r->has_exit_code)
+        snprintf(how, sizeof how, " exit %lld", (long long)r->exit_code);
     human_bytes(mem, sizeof mem, r->memory_bytes);
-    fprintf(stderr, "gradeq: %s%s cpu %.3f s wall %.3f s memory %s%s%s%s%s\n", sbx_status_name(r->status), how,
-            r->cpu_us / 1e6, r->wall_us / 1e6, mem, r->stdout_truncated ? " stdout truncated" : "",
-            r->stderr_truncated ? " stderr truncated" : "", r->error[0] ? ": " : "", r->error);
+    fprintf(stderr, "gradeq: %s%s cpu %.3f s wall %.3f s memory %s%s%s%s%s\n", r->status, how, r->cpu_us / 1e6,
+            r->wall_us / 1e6, mem, r->stdout_truncated ? " stdout truncated" : "",
+            r->stderr_truncated ? " stderr truncated" : "", r->error ? ": " : "", r->error ? r->error : "");
 }

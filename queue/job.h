@@ -1,0 +1,110 @@
+/* job.h -- a grading job: decoded from untrusted msgpack by the worker,
+ * encoded by the `gradeq submit` client.
+ *
+ * Wire format: one msgpack map with string keys; str and bin are accepted
+ * alike wherever bytes or text are expected, and unknown keys are ignored.
+ *   id                str, required: 1..Q_ID_MAX bytes of [A-Za-z0-9._:-]
+ *   argv              array of strings, required, non-empty, no NUL bytes
+ *   files             map path -> bytes; a path is relative, at most 255
+ *                     bytes, with no empty, "." or ".." component and no NUL
+ *   stdin             bytes
+ *   env               map name -> value; name non-empty, no '=' or NUL;
+ *                     value no NUL
+ *   limits            map, any of q_limit_names -> non-negative integer;
+ *                     an unknown name is an error
+ *   network           bool, default false
+ *   interactor        map with argv (required), files and limits, checked
+ *                     as the job's
+ *   transcript_bytes  non-negative integer, default 0
+ * A key present twice in any of these maps is an error: two readers could
+ * otherwise disagree on which one counts. So is a file path that another
+ * path uses as a directory ("a" and "a/b").
+ *
+ * Ownership: q_job_decode allocates the argv and env vectors, the files
+ * array and NUL-terminated copies of argv strings, env strings and file
+ * names; q_job_free releases them. File contents and stdin are not copied:
+ * they borrow the buffer given to q_job_decode, which must outlive the job.
+ * A q_job is not shared between threads while being decoded or freed.
+ */
+#ifndef GRADEQ_QUEUE_JOB_H
+#define GRADEQ_QUEUE_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <msgpack.h>
+
+#include "queue/prescan.h"
+
+#define Q_ID_MAX 128
+#define Q_PATH_MAX 255
+
+enum {
+    Q_LIM_CPU_MS,
+    Q_LIM_WALL_MS,
+    Q_LIM_MEMORY_BYTES,
+    Q_LIM_STDOUT_BYTES,
+    Q_LIM_STDERR_BYTES,
+    Q_LIM_PROCESSES,
+    Q_LIM_FILE_BYTES,
+    Q_LIM_OPEN_FILES,
+    Q_LIM_COUNT
+};
+
+/* "cpu_ms", "wall_ms", ... in the order of the Q_LIM_ constants. */
+extern const char *const q_limit_names[Q_LIM_COUNT];
+
+typedef struct q_file {
+    char *name;       /* owned, NUL-terminated relative path */
+    const void *data; /* borrowed from the decoded buffer; may hold NULs */
+    size_t len;
+} q_file;
+
+/* One program to run: the job's own, or its interactor. */
+typedef struct q_prog {
+    char **argv;      /* argc owned strings, then NULL */
+    size_t argc;
+    q_file *files;    /* NULL when nfiles is 0 */
+    size_t nfiles;
+    uint64_t limits[Q_LIM_COUNT];
+    unsigned limits_present; /* bit i set when limits[i] was given */
+} q_prog;
+
+typedef struct q_job {
+    char id[Q_ID_MAX + 1];
+    bool has_id;
+    q_prog prog;
+    const void *stdin_data; /* borrowed; NULL unless has_stdin */
+    size_t stdin_len;
+    bool has_stdin;
+    char **env;             /* nenv owned "K=V" strings, then NULL; NULL when absent */
+    size_t nenv;
+    bool network;
+    bool has_interactor;
+    q_prog interactor;
+    uint64_t transcript_bytes;
+} q_job;
+
+/* Decodes buf[0..len) into *out, checking every rule above within b (NULL:
+ * q_bounds_default). Returns 0, or -1 with one line in err naming the field
+ * and the reason (`argv[2]: not a string`); the line quotes job bytes only
+ * escaped, so it is safe to log. On failure *out holds nothing but the id:
+ * has_id is true when a valid id could be read, so the job can still be
+ * answered under it. Either way *out may be passed to q_job_free. */
+int q_job_decode(const void *buf, size_t len, const q_bounds *b, q_job *out,
+                 char *err, size_t errlen);
+
+/* Releases what q_job_decode allocated and zeroes *j. Safe on a zeroed job
+ * and after a failed decode. */
+void q_job_free(q_job *j);
+
+/* Appends the msgpack of *j to out; the job is checked by decoding the result
+ * with q_bounds_default, so what the client sends is what a worker accepts.
+ * Absent or default fields are left out (files when nfiles is 0, stdin
+ * unless has_stdin, env when NULL, limits not present, interactor unless
+ * has_interactor, transcript_bytes when 0). Returns 0, or -1 with err
+ * filled and out as it was. */
+int q_job_encode(const q_job *j, msgpack_sbuffer *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,223 @@
+/* bench_sandbox.c -- the sandbox's costs, each beside a baseline measured
+ * in the same run (variants interleaved, so machine noise hits both).
+ *
+ *   1. full-isolation run of /bin/true from the library vs a bare
+ *      vfork+exec+wait of it
+ *   2. `gradeq run -- /bin/true` as a whole command vs the bare spawn
+ *   3. 1 GiB of stdout captured vs the same stream read into nothing
+ *   4. stdout and stderr flooding at once vs one stream
+ *   5. a flood against a 1 MiB cap: bytes kept, bytes read past the cap
+ *   6. how far past cpu_ms and wall_ms the kill lands
+ *
+ * Prints a table with medians and ratios. Timing lives here, never in tests.
+ */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+
+extern char **environ;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return v[n / 2];
+}
+
+static double pct(double *v, int n, double p)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return v[(int)(p * (n - 1))];
+}
+
+/* Bare: vfork + exec + wait, optionally reading stdout into nothing. */
+static double bare_spawn(char *const argv[], bool drain, size_t *bytes)
+{
+    int p[2] = { -1, -1 };
+    if (drain && pipe(p) < 0)
+        return -1;
+    double t0 = now_us();
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (drain) {
+        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        posix_spawn_file_actions_addclose(&fa, p[0]);
+    }
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
+        return -1;
+    posix_spawn_file_actions_destroy(&fa);
+    if (drain) {
+        close(p[1]);
+        static char buf[65536];
+        ssize_t n;
+        *bytes = 0;
+        while ((n = read(p[0], buf, sizeof buf)) > 0)
+            *bytes += (size_t)n;
+        close(p[0]);
+    }
+    waitpid(pid, NULL, 0);
+    return now_us() - t0;
+}
+
+static double sbx_time(sbx_box *b, const char *const *argv, const sbx_limits *l, sbx_result *keep)
+{
+    sbx_spec s = { .argv = argv, .limits = *l };
+    sbx_result r;
+    double t0 = now_us();
+    if (sbx_run(b, &s, &r) < 0) {
+        fprintf(stderr, "run failed: %s\n", r.error);
+        exit(1);
+    }
+    double t = now_us() - t0;
+    if (keep)
+        *keep = r;
+    else
+        sbx_result_free(&r);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 500;
+    const char *gradeq = getenv("GRADEQ_BIN") ? getenv("GRADEQ_BIN") : "build";
+    char gpath[512];
+    snprintf(gpath, sizeof gpath, "%s/gradeq", gradeq);
+    char err[SBX_ERR_LEN];
+    sbx_host *h;
+    sbx_box *b;
+    sbx_host_options o = { .require_isolation = true };
+    if (sbx_host_open(&h, &o, err, sizeof err) < 0 || sbx_box_open(h, &b, err, sizeof err) < 0) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 1;
+    }
+    sbx_limits l;
+    sbx_limits_default(&l);
+    const char *true_argv[] = { "/bin/true", NULL };
+    char *bare_true[] = { "/bin/true", NULL };
+    char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
+    double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d);
+    size_t bytes;
+    for (int i = 0; i < 20; i++) {
+        sbx_time(b, true_argv, &l, NULL);
+        bare_spawn(bare_true, false, &bytes);
+    }
+    int ncmd = n / 5 > 20 ? n / 5 : 20;
+    for (int i = 0; i < n; i++) {
+        a[i] = bare_spawn(bare_true, false, &bytes);
+        c[i] = sbx_time(b, true_argv, &l, NULL);
+        if (i < ncmd) {
+            int fd = open("/dev/null", O_WRONLY);
+            posix_spawn_file_actions_t fa;
+            posix_spawn_file_actions_init(&fa);
+            posix_spawn_file_actions_adddup2(&fa, fd, 2);
+            double t0 = now_us();
+            pid_t pid;
+            if (posix_spawn(&pid, gpath, &fa, NULL, cmd, environ) == 0)
+                waitpid(pid, NULL, 0);
+            d[i] = now_us() - t0;
+            posix_spawn_file_actions_destroy(&fa);
+            close(fd);
+        }
+    }
+    double bare = median(a, n), full = median(c, n), whole = median(d, ncmd);
+    printf("\n%-52s %12s %12s %8s\n", "what (median of runs)", "gradeq", "baseline", "ratio");
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (p90 %.0f / %.0f us; n=%d)\n",
+           "1. /bin/true, full isolation, library vs bare vfork", full, bare, full / bare, pct(c, n, 0.9),
+           pct(a, n, 0.9), n);
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d; target < 3000 us)\n",
+           "2. `gradeq run -- /bin/true` vs bare vfork", whole, bare, whole / bare, ncmd);
+
+    /* 3. 1 GiB stream. */
+    char *head_argv[] = { "/usr/bin/head", "-c", "1073741824", "/dev/zero", NULL };
+    sbx_limits big = l;
+    big.stdout_bytes = (1ull << 30) + 1;
+    big.cpu_ms = 20000;
+    big.memory_bytes = 64 << 20;
+    double cap_t[3], bare_t[3];
+    sbx_result r;
+    for (int i = 0; i < 3; i++) {
+        bare_t[i] = bare_spawn(head_argv, true, &bytes);
+        cap_t[i] = sbx_time(b, (const char *const *)head_argv, &big, &r);
+        if (r.stdout_len != 1ull << 30 || r.status != SBX_OK)
+            fprintf(stderr, "capture: %s %zu bytes\n", sbx_status_name(r.status), r.stdout_len);
+        sbx_result_free(&r);
+    }
+    double gb = 1.073741824;
+    double cap_rate = gb / (median(cap_t, 3) / 1e6), bare_rate = gb / (median(bare_t, 3) / 1e6);
+    printf("%-52s %8.2f GB/s %8.2f GB/s %7.2f    (target >= 0.80)\n", "3. 1 GiB stdout captured vs read into nothing",
+           cap_rate, bare_rate, cap_rate / bare_rate);
+
+    /* 4. Both streams at once (512 MiB each) vs one stream of 1 GiB. */
+    const char *both[] = { "/bin/sh", "-c",
+                           "head -c 536870912 /dev/zero & head -c 536870912 /dev/zero >&2; wait", NULL };
+    sbx_limits two = big;
+    two.stderr_bytes = (1ull << 30) + 1;
+    double both_t[3];
+    for (int i = 0; i < 3; i++)
+        both_t[i] = sbx_time(b, both, &two, NULL);
+    double both_rate = gb / (median(both_t, 3) / 1e6);
+    printf("%-52s %8.2f GB/s %8.2f GB/s %7.2f    (two streams vs one)\n",
+           "4. stdout+stderr at once (2 x 512 MiB) vs 1 stream", both_rate, cap_rate, both_rate / cap_rate);
+
+    /* 5. Flood against a 1 MiB cap. */
+    const char *yes[] = { "/usr/bin/yes", NULL };
+    sbx_limits capped = l;
+    capped.stdout_bytes = 1 << 20;
+    double flood[20];
+    size_t kept = 0;
+    for (int i = 0; i < 20; i++) {
+        flood[i] = sbx_time(b, yes, &capped, &r);
+        kept = r.stdout_len;
+        if (r.status != SBX_OUTPUT_LIMIT)
+            fprintf(stderr, "flood: %s\n", sbx_status_name(r.status));
+        sbx_result_free(&r);
+    }
+    printf("%-52s %10.0f us %12s %8s   (kept %zu bytes = cap; read past the cap: 1 byte by construction)\n",
+           "5. yes against a 1 MiB cap: whole run", median(flood, 20), "-", "-", kept);
+
+    /* 6. Kill latency past the limits. */
+    const char *loop[] = { "/bin/sh", "-c", "while :; do :; done", NULL };
+    const char *slp[] = { "/bin/sleep", "100", NULL };
+    sbx_limits tl = l, wl = l;
+    tl.cpu_ms = 200;
+    wl.wall_ms = 200;
+    double over_cpu[15], over_wall[15];
+    for (int i = 0; i < 15; i++) {
+        sbx_time(b, loop, &tl, &r);
+        over_cpu[i] = (double)r.cpu_us - 200000;
+        sbx_result_free(&r);
+        sbx_time(b, slp, &wl, &r);
+        over_wall[i] = (double)r.wall_us - 200000;
+        sbx_result_free(&r);
+    }
+    printf("%-52s %10.0f us %12s %8s   (max %.0f us; isolate/go-judge tick: 100000 us)\n",
+           "6a. CPU kill past cpu_ms=200 (median)", median(over_cpu, 15), "-", "-", pct(over_cpu, 15, 1.0));
+    printf("%-52s %10.0f us %12s %8s   (max %.0f us; target < 20000 us)\n", "6b. wall kill past wall_ms=200 (median)",
+           median(over_wall, 15), "-", "-", pct(over_wall, 15, 1.0));
+    sbx_box_close(b);
+    sbx_host_close(h);
+    free(a);
+    free(c);
+    free(d);
+    return 0;
+}

@@ -1,0 +1,170 @@
+/* cmd_submit.c -- `gradeq submit`: one job into the queue, optionally
+ * waiting for its result, which it prints as `gradeq run` would. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <msgpack.h>
+
+#include "queue/job.h"
+#include "queue/result.h"
+#include "queue/stream.h"
+#include "worker/cli.h"
+#include "worker/commands.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gradeq submit [options] [--id ID] [--wait SECONDS] [--redis URL] [--prefix P]\n"
+               "                     [--max-queue N] -- PROGRAM ARGS...\n%s"
+               "  --id ID             job id (default: random)\n"
+               "  --wait SECONDS      wait for the result and print it like `gradeq run`\n"
+               "  --redis URL         (env GRADEQ_REDIS, default redis://127.0.0.1:6379)\n"
+               "  --prefix P          key prefix (env GRADEQ_PREFIX, default gradeq)\n"
+               "  --max-queue N       refuse when more than N jobs are queued (exit 3)\n"
+               "Without --wait it prints the job id. A local PROGRAM travels with the job.\n",
+            wk_cli_run_help);
+}
+
+typedef struct submit_opts {
+    const char *redis, *prefix, *id;
+    uint64_t wait_s, max_queue;
+    bool wait;
+} submit_opts;
+
+static int own_option(submit_opts *o, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    const char **str = strcmp(a, "--redis") == 0 ? &o->redis : strcmp(a, "--prefix") == 0 ? &o->prefix
+                     : strcmp(a, "--id") == 0 ? &o->id : NULL;
+    uint64_t *num = strcmp(a, "--wait") == 0 ? &o->wait_s : strcmp(a, "--max-queue") == 0 ? &o->max_queue : NULL;
+    if (!str && !num)
+        return 0;
+    if (!v || (num && wk_parse_uint(v, num) < 0))
+        return snprintf(err, errlen, "%s needs %s", a, num ? "a non-negative integer" : "a value"), -1;
+    if (str)
+        *str = v;
+    o->wait |= num == &o->wait_s;
+    (*i)++;
+    return 1;
+}
+
+static void random_id(char *out, size_t size)
+{
+    unsigned char r[12];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        memset(r, 0, sizeof r);
+    size_t n = (size_t)snprintf(out, size, "job-");
+    for (size_t i = 0; i < sizeof r && n + 2 < size; i++)
+        n += (size_t)snprintf(out + n, size - n, "%02x", r[i]);
+}
+
+static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *files)
+{
+    memset(j, 0, sizeof *j);
+    snprintf(j->id, sizeof j->id, "%s", id);
+    j->has_id = true;
+    j->prog.argv = (char **)c->argv;
+    for (j->prog.argc = 0; c->argv[j->prog.argc]; j->prog.argc++)
+        ;
+    for (size_t i = 0; i < c->spec.nfiles; i++)
+        files[i] = (q_file){ (char *)c->files[i].name, c->files[i].data, c->files[i].len };
+    j->prog.files = c->spec.nfiles ? files : NULL;
+    j->prog.nfiles = c->spec.nfiles;
+    const uint64_t *l = &c->limits.cpu_ms; /* sbx_limits is Q_LIM_ order */
+    _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "limits layout");
+    for (int i = 0; i < Q_LIM_COUNT; i++)
+        j->prog.limits[i] = l[i];
+    j->prog.limits_present = c->limits_given;
+    j->has_stdin = c->spec.stdin_data != NULL;
+    j->stdin_data = c->spec.stdin_data;
+    j->stdin_len = c->spec.stdin_len;
+    return 0;
+}
+
+static int wait_and_print(q_conn *conn, const submit_opts *o, const char *id, bool json)
+{
+    char err[Q_ERR_LEN];
+    q_blob blob = { 0 };
+    int rc = q_wait_result(conn, o->prefix, id, (long)(o->wait_s * 1000), &blob, err, sizeof err);
+    if (rc <= 0) {
+        fprintf(stderr, "gradeq submit: %s\n", rc < 0 ? err : "no result before --wait ran out");
+        q_blob_free(&blob);
+        return 4;
+    }
+    q_result r;
+    if (q_result_decode(blob.data, blob.len, &r, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq submit: unreadable result: %s\n", err);
+        q_blob_free(&blob);
+        return 4;
+    }
+    json ? wk_print_json(stdout, &r) : wk_print_plain(&r);
+    q_result_free(&r);
+    q_blob_free(&blob);
+    return 0;
+}
+
+int wk_cmd_submit(int argc, char **argv)
+{
+    static wk_cli_run c;
+    static q_file files[WK_MAX_FILES];
+    submit_opts o = { getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379",
+                      getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq", NULL, 0, 0, false };
+    char err[512] = "";
+    int i = 1, rc = 0;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return usage(stdout), 0;
+        rc = own_option(&o, argc, argv, &i, err, sizeof err);
+        if (rc == 0)
+            rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
+        if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
+            fprintf(stderr, "gradeq submit: %s%s\n", rc < 0 ? err : "unknown option ", rc < 0 ? "" : argv[i]);
+            wk_cli_run_free(&c);
+            return 2;
+        }
+        if (rc == 0)
+            break;
+    }
+    if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq submit: %s\n", err);
+        wk_cli_run_free(&c);
+        return 2;
+    }
+    char id[Q_ID_MAX + 1];
+    if (o.id)
+        snprintf(id, sizeof id, "%s", o.id);
+    else
+        random_id(id, sizeof id);
+    q_job j;
+    build_job(&c, id, &j, files);
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init(&buf);
+    q_redis_addr addr;
+    q_conn *conn = NULL;
+    char entry[Q_ID_LEN];
+    if (q_job_encode(&j, &buf, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq submit: bad job: %s\n", err);
+        rc = 2;
+    } else if (q_redis_url_parse(o.redis, &addr, err, sizeof err) < 0 ||
+               !(conn = q_conn_open(&addr, NULL, err, sizeof err))) {
+        fprintf(stderr, "gradeq submit: %s\n", err);
+        rc = 3;
+    } else if ((rc = q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err)) <= 0) {
+        fprintf(stderr, "gradeq submit: %s\n", err);
+        rc = 3;
+    } else if (o.wait) {
+        rc = wait_and_print(conn, &o, id, c.json);
+    } else {
+        printf("%s\n", id);
+        rc = 0;
+    }
+    q_conn_close(conn);
+    msgpack_sbuffer_destroy(&buf);
+    wk_cli_run_free(&c);
+    return rc;
+}

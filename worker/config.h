@@ -1,0 +1,36 @@
+/* config.h -- the worker's configuration: flags, GRADEQ_* variables,
+ * defaults, all from one table (config.c), so --help, the environment and
+ * the flags can never disagree. Precedence: flag > environment > default. */
+#ifndef GRADEQ_WORKER_CONFIG_H
+#define GRADEQ_WORKER_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sandbox/sandbox.h"
+
+typedef struct wk_config {
+    char redis[512];
+    char prefix[65];
+    char name[65];          /* this worker; consumers are name/N */
+    unsigned threads;
+    uint64_t result_ttl_s;
+    uint64_t results_maxlen;
+    uint64_t dead_maxlen;
+    uint64_t max_job_bytes;
+    uint64_t claim_idle_ms;
+    uint64_t max_deliveries;
+    sbx_limits max;         /* jobs' limits are clamped to these */
+    bool require_isolation;
+    bool log_json;
+    int log_level;          /* WK_LOG_* */
+    char metrics_addr[128]; /* HOST:PORT, empty: off */
+} wk_config;
+
+/* Fills c from defaults, then the environment, then argv. Returns 0, 1
+ * when --help was printed, or -1 with err filled. */
+int wk_config_load(wk_config *c, int argc, char **argv, char *err, size_t errlen);
+void wk_config_help(FILE *f);
+
+#endif

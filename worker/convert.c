@@ -1,0 +1,78 @@
+/* convert.c -- a job becomes a sandbox spec; a sandbox result becomes a
+ * wire result. Limits: the job's own over the sandbox's defaults, each
+ * clamped to the worker's maxima (a job may ask for less, never more). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/convert.h"
+
+static uint64_t *limit_field(sbx_limits *l, int i)
+{
+    uint64_t *f[Q_LIM_COUNT] = { &l->cpu_ms, &l->wall_ms, &l->memory_bytes, &l->stdout_bytes,
+                                 &l->stderr_bytes, &l->processes, &l->file_bytes, &l->open_files };
+    return f[i];
+}
+
+int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_file **files, char *err,
+                     size_t errlen)
+{
+    memset(spec, 0, sizeof *spec);
+    sbx_limits_default(&spec->limits);
+    sbx_limits m = *max;
+    for (int i = 0; i < Q_LIM_COUNT; i++) {
+        uint64_t *v = limit_field(&spec->limits, i), cap = *limit_field(&m, i);
+        if (j->prog.limits_present & (1u << i))
+            *v = j->prog.limits[i];
+        if (*v > cap)
+            *v = cap;
+    }
+    if (!spec->limits.wall_ms) {
+        /* The sandbox's 3x cpu default, still under the worker's maximum. */
+        uint64_t wall = 3 * spec->limits.cpu_ms;
+        spec->limits.wall_ms = wall < m.wall_ms ? wall : m.wall_ms;
+    }
+    if (!spec->limits.cpu_ms || !spec->limits.memory_bytes || !spec->limits.processes || !spec->limits.open_files)
+        return snprintf(err, errlen, "limits: cpu_ms, memory_bytes, processes and open_files must be positive"), -1;
+    *files = NULL;
+    if (j->prog.nfiles) {
+        *files = calloc(j->prog.nfiles, sizeof **files);
+        if (!*files)
+            return snprintf(err, errlen, "out of memory for %zu files", j->prog.nfiles), -1;
+    }
+    for (size_t i = 0; i < j->prog.nfiles; i++)
+        (*files)[i] = (sbx_file){ j->prog.files[i].name, j->prog.files[i].data, j->prog.files[i].len, true };
+    spec->argv = (const char *const *)j->prog.argv;
+    spec->env = (const char *const *)j->env;
+    spec->files = *files;
+    spec->nfiles = j->prog.nfiles;
+    spec->stdin_data = j->has_stdin ? j->stdin_data : NULL;
+    spec->stdin_len = j->has_stdin ? j->stdin_len : 0;
+    return 0;
+}
+
+void wk_result_to_wire(const sbx_result *r, const char *id, const char *worker, uint64_t attempt,
+                       const char **names, q_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    out->status = sbx_status_name(r->status);
+    out->has_exit_code = r->exit_code >= 0;
+    out->exit_code = r->exit_code;
+    out->has_signal = r->signal != 0;
+    out->signal = r->signal;
+    out->stdout_buf = r->stdout_buf;
+    out->stdout_len = r->stdout_len;
+    out->stdout_truncated = r->stdout_truncated;
+    out->stderr_buf = r->stderr_buf;
+    out->stderr_len = r->stderr_len;
+    out->stderr_truncated = r->stderr_truncated;
+    out->cpu_us = r->cpu_us;
+    out->wall_us = r->wall_us;
+    out->memory_bytes = r->memory_bytes;
+    out->worker = worker;
+    out->attempt = attempt;
+    out->error = r->error[0] ? r->error : NULL;
+    out->nisolation = sbx_isolation_names(r->isolation, names, WK_ISO_MAX);
+    out->isolation = names;
+}

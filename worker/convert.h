@@ -1,0 +1,24 @@
+/* convert.h -- between the wire's types (queue/) and the sandbox's. The
+ * only file that knows both shapes. */
+#ifndef GRADEQ_WORKER_CONVERT_H
+#define GRADEQ_WORKER_CONVERT_H
+
+#include "queue/job.h"
+#include "queue/result.h"
+#include "sandbox/sandbox.h"
+
+#define WK_ISO_MAX 32
+
+/* A job's program as a sandbox spec: the job's limits over the sandbox's
+ * defaults, each clamped to max. *files is allocated (free it); the spec
+ * borrows from the job. Returns 0 or -1 with err filled. */
+int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_file **files, char *err,
+                     size_t errlen);
+
+/* The wire form of a sandbox result. out borrows r's buffers; names is the
+ * storage for the isolation list (WK_ISO_MAX entries). id and worker may be
+ * NULL (a local run). */
+void wk_result_to_wire(const sbx_result *r, const char *id, const char *worker, uint64_t attempt,
+                       const char **names, q_result *out);
+
+#endif

@@ -1,0 +1,167 @@
+/* handle.c -- one delivered entry, from its bytes to its published result.
+ *
+ * RULES (docs/protocol.md).
+ * - A verdict is final: whatever the program did, its result is published
+ *   and the entry acknowledged in the same script, once.
+ * - A bad job is answered BAD_JOB under its id when the id can be read,
+ *   else dead-lettered with the raw bytes; never retried.
+ * - A SANDBOX_ERROR is not the program's fault: the entry is left pending,
+ *   and another delivery (here or on another worker) tries again, up to
+ *   --max-deliveries; then it is dead-lettered with a SANDBOX_ERROR result.
+ * - Publishing is fenced: a worker that lost the entry publishes nothing.
+ * - While Redis is away the result waits in memory and publishing retries
+ *   (q_conn backs off between connects); nothing is lost but on abort.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "queue/job.h"
+#include "queue/result.h"
+#include "worker/convert.h"
+#include "worker/log.h"
+#include "worker/worker.h"
+
+static void count(wk_worker *w, int status)
+{
+    atomic_fetch_add(&w->by_status[status], 1);
+    atomic_fetch_add(&w->done, 1);
+}
+
+/* Publishes (or dead-letters, when dead_reason) until Redis takes it, the
+ * entry turns out lost, or the worker aborts. */
+static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init(&buf);
+    if (q_result_encode(res, &buf, err, sizeof err) < 0) {
+        wk_log(WK_LOG_ERROR, "job %s: cannot encode its result: %s", res->id, err);
+        msgpack_sbuffer_destroy(&buf);
+        return;
+    }
+    q_delivery d = { res->id, res->status, buf.data, buf.size, (long)w->cfg.result_ttl_s, (long)w->cfg.results_maxlen };
+    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, &d };
+    bool retried = false;
+    for (;;) {
+        int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
+                             : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, &d, err, sizeof err);
+        if (rc == 1)
+            break;
+        if (rc == 0) {
+            /* After a failed try, "not ours" most likely means the lost
+             * reply of a publish that went through. */
+            wk_log(WK_LOG_WARN, "job %s (entry %s): %s", res->id, e->id,
+                   retried ? "no longer ours after Redis came back: published by the failed try, or "
+                             "taken by another worker meanwhile (its result stands)"
+                           : "taken by another worker, result dropped");
+            break;
+        }
+        atomic_fetch_add(&w->redis_errors, 1);
+        if (atomic_load(&w->hard)) {
+            wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", res->id, err);
+            break;
+        }
+        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", res->id, err);
+        retried = true;
+    }
+    msgpack_sbuffer_destroy(&buf);
+}
+
+/* A result that is not a run's: BAD_JOB, or SANDBOX_ERROR after too many
+ * deliveries. */
+static void answer(wk_slot *s, const q_entry *e, const char *id, const char *status, const char *error,
+                   const char *dead_reason)
+{
+    q_result r = { .id = id, .status = status, .worker = s->w->cfg.name, .attempt = (uint64_t)e->attempt,
+                   .error = error };
+    deliver(s, e, &r, dead_reason);
+}
+
+static void dead_letter(wk_slot *s, const q_entry *e, const char *reason)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, reason, (long)w->cfg.dead_maxlen, NULL };
+    while (q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err) < 0 && !atomic_load(&w->hard))
+        wk_log(WK_LOG_WARN, "entry %s: dead-lettering failed, retrying: %s", e->id, err);
+    wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
+}
+
+static void run_job(wk_slot *s, const q_entry *e, q_job *job)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    sbx_spec spec;
+    sbx_file *files = NULL;
+    if (wk_spec_from_job(job, &w->cfg.max, &spec, &files, err, sizeof err) < 0) {
+        answer(s, e, job->id, "BAD_JOB", err, NULL);
+        count(w, WK_BAD_JOB);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->entry, sizeof s->entry, "%s", e->id);
+    atomic_store(&s->lost, false);
+    pthread_mutex_unlock(&s->mu);
+    atomic_fetch_add(&w->busy, 1);
+    sbx_result r;
+    sbx_run(s->box, &spec, &r);
+    atomic_fetch_sub(&w->busy, 1);
+    pthread_mutex_lock(&s->mu);
+    s->entry[0] = 0;
+    pthread_mutex_unlock(&s->mu);
+    free(files);
+    if (r.status == SBX_SANDBOX_ERROR) {
+        /* Left pending: redelivered after --claim-idle-ms, here or elsewhere. */
+        wk_log(atomic_load(&w->hard) ? WK_LOG_INFO : WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error, left for redelivery: %s",
+               job->id, e->id, e->attempt, r.error);
+    } else if (atomic_load(&s->lost)) {
+        wk_log(WK_LOG_WARN, "job %s: another worker took entry %s while it ran; result dropped", job->id, e->id);
+    } else {
+        const char *names[WK_ISO_MAX];
+        q_result res;
+        wk_result_to_wire(&r, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
+        deliver(s, e, &res, NULL);
+        count(w, (int)r.status);
+        wk_log(WK_LOG_DEBUG, "job %s: %s in %" PRIu64 " us", job->id, res.status, r.wall_us);
+    }
+    sbx_result_free(&r);
+}
+
+void wk_handle(wk_slot *s, q_entry *e)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN], reason[Q_ERR_LEN + 64];
+    if (!e->has_job) {
+        dead_letter(s, e, "entry has no job field");
+        return;
+    }
+    q_bounds b;
+    q_bounds_default(&b);
+    b.max_job_bytes = w->cfg.max_job_bytes;
+    q_job job;
+    int rc = q_job_decode(e->job, e->job_len, &b, &job, err, sizeof err);
+    if (e->attempt > (long long)w->cfg.max_deliveries) {
+        snprintf(reason, sizeof reason, "given up after %lld deliveries (max %" PRIu64 "): the sandbox kept failing",
+                 e->attempt - 1, w->cfg.max_deliveries);
+        if (job.has_id)
+            answer(s, e, job.id, "SANDBOX_ERROR", reason, reason);
+        else
+            dead_letter(s, e, reason);
+        count(w, SBX_SANDBOX_ERROR);
+    } else if (rc < 0 && job.has_id) {
+        wk_log(WK_LOG_INFO, "job %s: bad job: %s", job.id, err);
+        answer(s, e, job.id, "BAD_JOB", err, NULL);
+        count(w, WK_BAD_JOB);
+    } else if (rc < 0) {
+        dead_letter(s, e, err);
+        count(w, WK_BAD_JOB);
+    } else {
+        run_job(s, e, &job);
+    }
+    q_job_free(&job);
+}

@@ -1,0 +1,87 @@
+/* main_gradeq-worker.c -- the daemon: configuration, start-up checks,
+ * signals, shutdown. Only this thread handles signals (the others start
+ * with them blocked), and only this file exits.
+ *
+ * SIGTERM/SIGINT once: drain (take no job, finish and publish the running
+ * ones, exit 0). Twice: abort (kill the running sandboxes, acknowledge
+ * nothing: their entries go to another worker; exit 1).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "worker/config.h"
+#include "worker/log.h"
+#include "worker/worker.h"
+
+static wk_worker w;
+
+static int setup(char *err, size_t errlen)
+{
+    if (q_redis_url_parse(w.cfg.redis, &w.addr, err, errlen) < 0)
+        return -1;
+    sbx_host_options ho = { .require_isolation = w.cfg.require_isolation };
+    char serr[SBX_ERR_LEN];
+    if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
+        return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
+    wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
+    q_conn *c = wk_connect(&w, "setup");
+    if (!c)
+        return snprintf(err, errlen, "stopped before Redis could be reached"), -1;
+    int rc = q_group_ensure(c, w.cfg.prefix, err, errlen);
+    q_conn_close(c);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    int rc = wk_config_load(&w.cfg, argc, argv, err, sizeof err);
+    if (rc != 0) {
+        if (rc < 0)
+            fprintf(stderr, "gradeq-worker: %s\n", err);
+        return rc < 0 ? 2 : 0;
+    }
+    wk_log_setup(w.cfg.log_json, w.cfg.log_level);
+    /* Signals are this thread's alone; a dropped Redis socket must be an
+     * error return, not SIGPIPE. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    w.started = time(NULL);
+    if (setup(err, sizeof err) < 0 || wk_pool_start(&w, err, sizeof err) < 0 || wk_heartbeat_start(&w) < 0) {
+        wk_log(WK_LOG_ERROR, "cannot start: %s", err);
+        atomic_store(&w.stop, 1);
+        atomic_store(&w.hard, 1);
+        wk_pool_cancel(&w);
+        wk_pool_join(&w);
+        sbx_host_close(w.host);
+        return 1;
+    }
+    wk_log(WK_LOG_INFO, "worker %s: %u threads on %s, prefix %s", w.cfg.name, w.cfg.threads, w.cfg.redis,
+           w.cfg.prefix);
+    struct timespec tick = { 0, 200 * 1000000 };
+    while (wk_pool_running(&w)) {
+        int sig = sigtimedwait(&sigs, NULL, &tick);
+        if (sig < 0)
+            continue;
+        if (!atomic_exchange(&w.stop, 1)) {
+            wk_log(WK_LOG_INFO, "%s: draining (%u running); again to abort", strsignal(sig), atomic_load(&w.busy));
+        } else if (!atomic_exchange(&w.hard, 1)) {
+            wk_log(WK_LOG_WARN, "%s: aborting, running jobs are left to other workers", strsignal(sig));
+            wk_pool_cancel(&w);
+        }
+    }
+    /* The heartbeat reads the slots: it goes before they are freed. */
+    wk_heartbeat_stop(&w);
+    wk_pool_join(&w);
+    sbx_host_close(w.host);
+    wk_log(WK_LOG_INFO, "worker %s stopped after %llu jobs", w.cfg.name, (unsigned long long)atomic_load(&w.done));
+    return atomic_load(&w.hard) ? 1 : 0;
+}

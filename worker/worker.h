@@ -1,0 +1,67 @@
+/* worker.h -- the state a gradeq-worker process shares between its
+ * threads: one slot per job thread (its Redis connection, its sandbox box,
+ * the entry it is running), the heartbeat, and the counters. */
+#ifndef GRADEQ_WORKER_WORKER_H
+#define GRADEQ_WORKER_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "queue/redis.h"
+#include "queue/stream.h"
+#include "sandbox/sandbox.h"
+#include "worker/config.h"
+
+typedef struct wk_worker wk_worker;
+
+typedef struct wk_slot {
+    wk_worker *w;
+    unsigned index;
+    char consumer[Q_NAME_MAX + 1]; /* name/index: one consumer a thread */
+    pthread_t thread;
+    sbx_box *box;
+    q_conn *conn;
+    pthread_mutex_t mu;            /* guards entry: the heartbeat reads it */
+    char entry[Q_ID_LEN];          /* the entry running now, "" when idle */
+    atomic_bool lost;              /* another worker took the running entry */
+    atomic_bool running;           /* the thread has not returned */
+} wk_slot;
+
+struct wk_worker {
+    wk_config cfg;
+    q_redis_addr addr;
+    sbx_host *host;
+    atomic_int stop;               /* drain: finish running jobs, take no more */
+    atomic_int hard;               /* abort: kill running jobs, acknowledge nothing */
+    atomic_uint busy;
+    atomic_ullong done;
+    atomic_ullong by_status[16];   /* results published, by sbx_status; [15]: BAD_JOB */
+    atomic_ullong redis_errors;
+    wk_slot *slots;
+    time_t started;
+    pthread_t heartbeat;
+    pthread_mutex_t hb_mu;
+    pthread_cond_t hb_cv;
+};
+
+#define WK_BAD_JOB 15
+
+/* Opens a Redis connection for one thread, retrying until it works or the
+ * worker stops. NULL when stopping. */
+q_conn *wk_connect(wk_worker *w, const char *client_name);
+
+/* pool.c: starts the job threads (each opens its box first). */
+int wk_pool_start(wk_worker *w, char *err, size_t errlen);
+bool wk_pool_running(wk_worker *w);
+void wk_pool_join(wk_worker *w);
+void wk_pool_cancel(wk_worker *w);
+
+/* handle.c: one delivered entry, from its bytes to its published result. */
+void wk_handle(wk_slot *s, q_entry *e);
+
+/* heartbeat.c: the worker's liveness hash and its running entries' leases. */
+int wk_heartbeat_start(wk_worker *w);
+void wk_heartbeat_stop(wk_worker *w);
+
+#endif
