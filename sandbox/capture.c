@@ -37,6 +37,10 @@ static void *reader_main(void *arg)
         }
         if (n == 0)
             break;
+        if (c->run->spec->interact) {
+            size_t room = (size_t)(c->cap - (c->len < c->cap ? c->len : c->cap));
+            ia_chunk(c->run, c->stream, c->buf + c->len, (size_t)n < room ? (size_t)n : room);
+        }
         c->len += (size_t)n;
         if (c->len > c->cap) {
             c->len = (size_t)c->cap;
@@ -72,6 +76,8 @@ static int map_buffer(cap_stream *c)
 
 int cap_start(cap_stream *c)
 {
+    if (c->fd < 0)
+        return 0; /* not captured */
     if (map_buffer(c) < 0)
         return -1;
     pthread_attr_t a;
@@ -96,5 +102,9 @@ void cap_unmap(char *buf, size_t size)
 
 void cap_join(cap_stream *c)
 {
+    if (c->fd < 0)
+        return;
     pthread_join(c->thread, NULL);
+    close(c->fd);
+    c->fd = -1;
 }

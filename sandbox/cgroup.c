@@ -498,6 +498,28 @@ static int kill_listed(int dirfd, pid_t keep)
     return count;
 }
 
+size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max)
+{
+    char buf[4096];
+    size_t n = 0;
+    int fd = openat(s->fd[F_PROCS_READ], "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[len > 0 ? len : 0] = 0;
+    for (char *p = buf, *end; *p && n < max; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if ((pid_t)pid != s->keep)
+            out[n++] = (pid_t)pid;
+        while (*end == '\n')
+            end++;
+    }
+    return n;
+}
+
 void cg_slot_kill(cg_slot *s)
 {
     kill_listed(s->fd[F_PROCS_READ], s->keep);

@@ -69,6 +69,8 @@ int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);
 int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns);
 /* SIGKILL every process in the slot but the zygote, once (no allocation). */
 void cg_slot_kill(cg_slot *s);
+/* The pids of the slot's processes but the zygote (at most max). */
+size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max);
 /* Kills until the slot holds no process but the zygote. -1 if it would not
  * empty. */
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
@@ -115,6 +117,7 @@ typedef struct zy_run_req {
     uint32_t argc, envc, strings_len;
     uint64_t cpu_s, file_bytes, open_files, processes, stack_bytes;
     uint64_t as_bytes;  /* RLIMIT_AS, only where no memory cgroup: else 0 */
+    int32_t cpu;        /* >= 0: the only CPU the run may use */
 } zy_run_req; /* followed by argv then env, each string NUL-terminated */
 
 typedef struct zy_msg {
@@ -176,6 +179,7 @@ typedef struct run_state run_state;
 
 typedef struct cap_stream {
     run_state *run;
+    int stream;        /* 1 stdout, 2 stderr */
     int fd;
     uint64_t cap;
     char *buf;
@@ -201,6 +205,26 @@ typedef struct watchdog {
 int wd_start(watchdog *w);
 void wd_stop(watchdog *w);
 
+/* ---- interact.c ------------------------------------------------------ */
+
+struct sbx_reply {
+    run_state *run;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;      /* the stdin writer */
+    int fd;                /* the program's stdin, write end */
+    char *buf;             /* pending bytes: [off, len) */
+    size_t off, len, size;
+    bool close, done;
+};
+
+/* Starts the stdin writer of an interactive run on fd (taken over, closed
+ * by ia_stop or on failure). */
+int ia_start(run_state *r, int fd);
+/* A chunk of output for the callback (from a reader thread). */
+void ia_chunk(run_state *r, int stream, const char *buf, size_t len);
+void ia_stop(run_state *r);
+
 /* ---- run.c: one run's shared state ----------------------------------- */
 
 struct run_state {
@@ -212,11 +236,22 @@ struct run_state {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool finished;         /* the main process has exited */
+    const sbx_spec *spec;
+    sbx_reply reply;       /* interactive runs */
+    pthread_mutex_t cb_mu; /* one callback at a time */
+    atomic_ullong callback_ns; /* spent in the callback: added to the wall limit */
+    atomic_bool ended;     /* the callback ended the run */
+    atomic_bool waiting;   /* at the wall kill, someone was reading stdin */
 };
 
 uint64_t run_now_ns(void);
 /* Records `why` (first one wins) and kills the run. */
 void run_kill(run_state *r, sbx_status why);
+
+/* ---- waiting.c ------------------------------------------------------- */
+
+/* Whether a process of the run is blocked reading its stdin. */
+bool run_reading_stdin(run_state *r);
 
 /* ---- wipe.c ---------------------------------------------------------- */
 

@@ -113,7 +113,7 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
 static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
 {
     if (!s->stdin_len)
-        return dup(b->null_fd);
+        return fcntl(b->null_fd, F_DUPFD_CLOEXEC, 3);
     int fd = memfd_create("stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return sbx_fail_errno(err, errlen, "memfd_create for stdin");
@@ -126,6 +126,69 @@ static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
     return fd;
 }
 
+/* The program's stdin and stdout, as three fds to hand over (in, out,
+ * err), plus what this side keeps: the read ends to capture (-1 when not
+ * captured) and, in an interactive run, stdin's write end. The spec's own
+ * fds are taken over. */
+typedef struct stdio {
+    int give[3];
+    int read_out, read_err, reply;
+} stdio;
+
+static void close_fds(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static void release_spec_fds(const sbx_spec *s)
+{
+    if (s->use_stdin_fd)
+        close(s->stdin_fd);
+    if (s->use_stdout_fd)
+        close(s->stdout_fd);
+}
+
+static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_t errlen)
+{
+    *io = (stdio){ { -1, -1, -1 }, -1, -1, -1 };
+    int p[2];
+    if (s->use_stdin_fd) {
+        io->give[0] = s->stdin_fd;
+    } else if (s->interact) {
+        if (pipe2(p, O_CLOEXEC) < 0)
+            goto fail;
+        io->give[0] = p[0];
+        io->reply = p[1];
+    } else if ((io->give[0] = make_stdin(b, s, err, errlen)) < 0) {
+        goto fail_msg;
+    }
+    if (s->use_stdout_fd) {
+        io->give[1] = s->stdout_fd;
+    } else {
+        if (pipe2(p, O_CLOEXEC) < 0)
+            goto fail;
+        io->give[1] = p[1];
+        io->read_out = p[0];
+    }
+    if (pipe2(p, O_CLOEXEC) < 0)
+        goto fail;
+    io->give[2] = p[1];
+    io->read_err = p[0];
+    return 0;
+fail:
+    sbx_fail_errno(err, errlen, "pipe");
+fail_msg:
+    if (!s->use_stdin_fd || io->give[0] != s->stdin_fd)
+        release_spec_fds(s);
+    else if (s->use_stdout_fd)
+        close(s->stdout_fd);
+    close_fds(io->give, 3);
+    close_fds((int[]){ io->read_out, io->read_err, io->reply }, 3);
+    return -1;
+}
+
 /* ---- verdict --------------------------------------------------------- */
 
 static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool oom, bool mem_hit,
@@ -135,8 +198,14 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
     int ws = exit->wstatus;
     r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
     r->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    r->waiting_for_input = atomic_load(&st->waiting);
     if (why) {
         r->status = (sbx_status)why;
+        return;
+    }
+    if (atomic_load(&st->ended)) {
+        r->ended_by_callback = true;
+        r->status = SBX_OK;
         return;
     }
     bool cpu_over = r->cpu_us > l->cpu_ms * 1000;
@@ -156,6 +225,7 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
 
 static void take_stream(cap_stream *c, char **buf, size_t *map, size_t *len, bool *trunc)
 {
+    /* An uncaptured stream (wired to an interactor) has no buffer. */
     *buf = c->buf;
     *map = c->size;
     *len = c->len;
@@ -191,10 +261,9 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         erc = cg_slot_empty(&b->cg, kerr, sizeof kerr);
     else if (b->sock >= 0)
         box_kill(b);
-    cap_join(&cap[0]);
-    cap_join(&cap[1]);
-    close(cap[0].fd);
-    close(cap[1].fd);
+    for (int i = 0; i < 2; i++)
+        cap_join(&cap[i]);
+    ia_stop(st);
     r->wall_us = (end - st->start_ns) / 1000;
     take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
@@ -221,41 +290,27 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     return 0;
 }
 
-static void close_fds(int *fds, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-}
-
 /* Steps 2-4, then finish(). Returns -1 on SANDBOX_ERROR. */
 static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx_result *r)
 {
-    int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
-    int in = make_stdin(b, spec, r->error, sizeof r->error);
-    if (in < 0)
-        return sandbox_error(r, r->error[0] ? r->error : "stdin");
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-        sbx_fail_errno(r->error, sizeof r->error, "pipe");
-        close_fds((int[]){ in, out[0], out[1], errp[0], errp[1] }, 5);
+    stdio io;
+    if (make_stdio(b, spec, &io, r->error, sizeof r->error) < 0)
         return sandbox_error(r, r->error);
-    }
     cap_stream cap[2] = {
-        { .run = st, .fd = out[0], .cap = spec->limits.stdout_bytes },
-        { .run = st, .fd = errp[0], .cap = spec->limits.stderr_bytes },
+        { .run = st, .stream = 1, .fd = io.read_out, .cap = spec->limits.stdout_bytes },
+        { .run = st, .stream = 2, .fd = io.read_err, .cap = spec->limits.stderr_bytes },
     };
     watchdog wd = { .run = st };
     st->start_ns = run_now_ns();
     uint64_t wall = spec->limits.wall_ms ? spec->limits.wall_ms : 3 * spec->limits.cpu_ms;
     st->wall_deadline_ns = st->start_ns + wall * 1000000ull;
-    int fds[3] = { in, out[1], errp[1] };
-    int rc = box_send_run(b, spec, fds, r->error, sizeof r->error);
-    close_fds(fds, 3);
+    int rc = box_send_run(b, spec, io.give, r->error, sizeof r->error);
+    close_fds(io.give, 3);
     zy_msg m = { 0 };
     if (rc == 0)
         rc = box_recv(b, &m, r->error, sizeof r->error);
     if (rc == 0 && m.op == ZY_EXEC_FAILED) {
-        close_fds((int[]){ out[0], errp[0] }, 2);
+        close_fds((int[]){ io.read_out, io.read_err, io.reply }, 3);
         m.what[sizeof m.what - 1] = 0;
         snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, spec->argv[0], strerror(m.err));
         if (strcmp(m.what, "exec") != 0)
@@ -267,22 +322,27 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     if (rc == 0 && m.op != ZY_STARTED)
         rc = sbx_fail(r->error, sizeof r->error, "unexpected message %u from the zygote", m.op);
     if (rc < 0) {
-        close_fds((int[]){ out[0], errp[0] }, 2);
+        close_fds((int[]){ io.read_out, io.read_err, io.reply }, 3);
         box_stop(b);
         return sandbox_error(r, r->error);
     }
     st->pid = b->ns ? 0 : m.pid;
-    int started = 0;
-    if (cap_start(&cap[0]) == 0 && ++started && cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
+    int started = 0, reply = io.reply; /* ia_start takes it over, even failing */
+    if ((reply < 0 || ia_start(st, reply) == 0) && cap_start(&cap[0]) == 0 && ++started &&
+        cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
         return finish(b, st, cap, &wd, r);
     /* Without its threads nothing bounds the run: stop it now. */
     box_stop(b);
-    for (int i = 0; i < started; i++) {
-        cap_join(&cap[i]);
-        cap_unmap(cap[i].buf, cap[i].size);
+    for (int i = 0; i < 2; i++) {
+        if (i < started) {
+            cap_join(&cap[i]);
+            cap_unmap(cap[i].buf, cap[i].size);
+        } else if (cap[i].fd >= 0) {
+            close(cap[i].fd);
+        }
     }
-    close_fds((int[]){ out[0], errp[0] }, 2);
-    return sandbox_error(r, "cannot start the reader and watchdog threads");
+    ia_stop(st);
+    return sandbox_error(r, "cannot start the reader, writer and watchdog threads");
 }
 
 static int check_spec(const sbx_spec *s, char *err, size_t errlen)
@@ -304,18 +364,23 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     r->isolation = b->isolation;
     atomic_store(&b->cancel, 0);
     char err[SBX_ERR_LEN];
-    if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0)
+    if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0) {
+        release_spec_fds(spec);
         return sandbox_error(r, err);
+    }
     for (size_t i = 0; i < spec->nfiles; i++)
         if (place_file(b, &spec->files[i], err, sizeof err) < 0) {
+            release_spec_fds(spec);
             wipe_dir(b->box_fd, NULL, 0);
             return sandbox_error(r, err);
         }
     if (b->has_cg && cg_slot_prepare(&b->cg, &spec->limits, err, sizeof err) < 0) {
+        release_spec_fds(spec);
         wipe_dir(b->box_fd, NULL, 0);
         return sandbox_error(r, err);
     }
-    run_state st = { .box = b, .limits = &spec->limits };
+    run_state st = { .box = b, .limits = &spec->limits, .spec = spec };
+    pthread_mutex_init(&st.cb_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -325,6 +390,7 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     int rc = start_and_finish(b, spec, &st, r);
     pthread_cond_destroy(&st.cv);
     pthread_mutex_destroy(&st.mu);
+    pthread_mutex_destroy(&st.cb_mu);
     /* Nothing of the run is alive now: its files can go. */
     if (b->box_fd >= 0 && wipe_dir(b->box_fd, err, sizeof err) < 0 && rc == 0)
         rc = sandbox_error(r, err);

@@ -55,6 +55,21 @@ typedef struct sbx_file {
     bool executable;  /* mode 0755 instead of 0644 */
 } sbx_file;
 
+/* Interactive runs: the callback sees each chunk the program writes
+ * (stream 1 or 2), one call at a time in the order the readers got them,
+ * never two at once. It may queue bytes for the program's stdin with
+ * sbx_reply_write, close it with sbx_reply_close, and return nonzero to end
+ * the run (the program is killed; the result says ended_by_callback). Its
+ * own time is added to the wall limit; the CPU limit and the output caps
+ * hold as in any run. */
+typedef struct sbx_reply sbx_reply;
+typedef int (*sbx_interact_fn)(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply);
+/* Queues len bytes for the program's stdin (at most SBX_REPLY_MAX pending:
+ * beyond, -1 and nothing is queued). */
+int sbx_reply_write(sbx_reply *r, const void *buf, size_t len);
+void sbx_reply_close(sbx_reply *r);
+#define SBX_REPLY_MAX (64u << 20)
+
 typedef struct sbx_spec {
     const char *const *argv; /* NULL-terminated; argv[0] is searched in PATH */
     const char *const *env;  /* NULL-terminated "K=V"; NULL: the minimal default */
@@ -63,6 +78,16 @@ typedef struct sbx_spec {
     const void *stdin_data;  /* bytes fed as stdin; NULL/0: empty */
     size_t stdin_len;
     sbx_limits limits;
+    sbx_interact_fn interact;  /* NULL: stdin_data, or the fds below */
+    void *interact_ctx;
+    /* Wiring to another process (an interactor): the program reads stdin
+     * from stdin_fd and writes stdout to stdout_fd, which is then not
+     * captured. sbx_run takes both over: they are closed once the program
+     * has them (or on failure), so the other side sees EOF when it exits. */
+    bool use_stdin_fd, use_stdout_fd;
+    int stdin_fd, stdout_fd;
+    bool pin_cpu;              /* run on CPU `cpu` only: two programs talking */
+    unsigned cpu;              /* over pipes round-trip faster on one CPU */
 } sbx_spec;
 
 typedef enum sbx_status {
@@ -119,6 +144,9 @@ typedef struct sbx_result {
     uint64_t wall_us;
     uint64_t memory_bytes;     /* peak of the whole run */
     unsigned isolation;        /* SBX_ISO_* that held */
+    bool waiting_for_input;    /* at the wall limit, a process of the run was
+                                * blocked reading its stdin */
+    bool ended_by_callback;    /* the interaction callback ended the run */
     char error[SBX_ERR_LEN];   /* one line for EXEC_ERROR and SANDBOX_ERROR */
     size_t stdout_map_, stderr_map_; /* private: the buffers' mappings */
 } sbx_result;

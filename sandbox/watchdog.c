@@ -68,11 +68,13 @@ static void *wd_main(void *arg)
             run_kill(r, SBX_SANDBOX_ERROR);
             break;
         }
-        if (now >= r->wall_deadline_ns) {
+        uint64_t deadline = r->wall_deadline_ns + atomic_load(&r->callback_ns);
+        if (now >= deadline) {
+            atomic_store(&r->waiting, run_reading_stdin(r));
             run_kill(r, SBX_WALL_TIME_LIMIT);
             break;
         }
-        uint64_t next = r->wall_deadline_ns, used;
+        uint64_t next = deadline, used;
         if (cpu_used(r, &used) == 0) {
             if (used >= cpu_limit) {
                 run_kill(r, SBX_TIME_LIMIT);

@@ -379,6 +379,13 @@ static int child_main(void *arg)
     set_limit(RLIMIT_STACK, r->stack_bytes, "RLIMIT_STACK");
     if (r->as_bytes)
         set_limit(RLIMIT_AS, r->as_bytes, "RLIMIT_AS");
+    if (r->cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(r->cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) < 0)
+            child_fail("pinning to a CPU");
+    }
     if (cfg->host->root) {
         /* Per-uid, and the uid is this slot's alone: a backstop for pids. */
         set_limit(RLIMIT_NPROC, r->processes, "RLIMIT_NPROC");

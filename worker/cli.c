@@ -21,6 +21,10 @@ const char wk_cli_run_help[] =
     "  --open-files N      open files (default 64)\n"
     "  --stdin FILE        stdin bytes (default: empty)\n"
     "  --file NAME=PATH    place PATH in /box as NAME (repeatable)\n"
+    "  --interactor 'PROGRAM ARGS'  run against an interactor: its stdout is the\n"
+    "                      program's stdin and the program's stdout its stdin;\n"
+    "                      --stdin becomes its file `input`; exit 0 OK, 1 WRONG_ANSWER\n"
+    "  --interactor-file NAME=PATH  a file for the interactor's /box (repeatable)\n"
     "  --json              print the result as one JSON object\n"
     "SIZE is bytes or a number with K, M or G (binary units).\n";
 
@@ -117,20 +121,58 @@ static uint64_t *limit_slot(sbx_limits *l, int which)
     return slots[which];
 }
 
-static int add_file(wk_cli_run *c, const char *name, const char *path, char *err, size_t errlen)
+/* Reads path into files[*n] as NAME. */
+static int add_file_to(wk_cli_run *c, sbx_file *files, size_t *n, size_t max, const char *name, const char *path,
+                       char *err, size_t errlen)
 {
-    if (c->spec.nfiles >= WK_MAX_FILES)
-        return snprintf(err, errlen, "more than %d files", WK_MAX_FILES), -1;
+    if (*n >= max || c->nowned >= sizeof c->owned / sizeof c->owned[0])
+        return snprintf(err, errlen, "more than %zu files", max), -1;
     char *buf;
     size_t len;
     if (wk_read_file(path, WK_FILE_MAX, &buf, &len, err, errlen) < 0)
         return -1;
     c->owned[c->nowned++] = buf;
-    sbx_file *f = &c->files[c->spec.nfiles++];
-    f->name = name;
-    f->data = buf;
-    f->len = len;
-    f->executable = access(path, X_OK) == 0;
+    files[(*n)++] = (sbx_file){ name, buf, len, access(path, X_OK) == 0 };
+    return 0;
+}
+
+static int add_file(wk_cli_run *c, const char *name, const char *path, char *err, size_t errlen)
+{
+    return add_file_to(c, c->files, &c->spec.nfiles, WK_MAX_FILES, name, path, err, errlen);
+}
+
+/* Splits an --interactor command on blanks; single and double quotes group. */
+static int split_command(wk_cli_run *c, const char *cmd, char *err, size_t errlen)
+{
+    if (strlen(cmd) >= sizeof c->inter_cmd)
+        return snprintf(err, errlen, "--interactor: command too long"), -1;
+    char *out = c->inter_cmd;
+    size_t n = 0;
+    for (const char *p = cmd; *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (n + 1 >= sizeof c->inter_argv / sizeof c->inter_argv[0])
+            return snprintf(err, errlen, "--interactor: too many arguments"), -1;
+        c->inter_argv[n++] = out;
+        char quote = 0;
+        for (; *p && (quote || (*p != ' ' && *p != '\t')); p++) {
+            if (!quote && (*p == '\'' || *p == '"'))
+                quote = *p;
+            else if (quote && *p == quote)
+                quote = 0;
+            else
+                *out++ = *p;
+        }
+        if (quote)
+            return snprintf(err, errlen, "--interactor: unbalanced quote"), -1;
+        *out++ = 0;
+    }
+    c->inter_argv[n] = NULL;
+    if (!n)
+        return snprintf(err, errlen, "--interactor needs a command"), -1;
+    c->has_interactor = true;
     return 0;
 }
 
@@ -170,6 +212,21 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
         (*i)++;
         return 1;
     }
+    if (strcmp(a, "--interactor") == 0) {
+        if (!v)
+            return snprintf(err, errlen, "--interactor needs 'PROGRAM ARGS'"), -1;
+        (*i)++;
+        return split_command(c, v, err, errlen) < 0 ? -1 : 1;
+    }
+    if (strcmp(a, "--interactor-file") == 0) {
+        char *eq = v ? strchr(v, '=') : NULL;
+        if (!eq || eq == v || !eq[1])
+            return snprintf(err, errlen, "--interactor-file needs NAME=PATH, got \"%s\""
+                            , v ? v : ""), -1;
+        *eq = 0;
+        (*i)++;
+        return add_file_to(c, c->inter_files, &c->ninter_files, 64, v, eq + 1, err, errlen) < 0 ? -1 : 1;
+    }
     if (strcmp(a, "--file") == 0) {
         char *eq = v ? strchr(v, '=') : NULL;
         if (!eq || eq == v || !eq[1])
@@ -191,6 +248,30 @@ static bool visible_in_box(const char *real)
     return false;
 }
 
+/* A PROGRAM that is a local file outside the system dirs is copied into
+ * the box and run as ./NAME. */
+static int localize(wk_cli_run *c, char **prog, sbx_file *files, size_t *n, size_t max, char *err, size_t errlen)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (!strchr(*prog, '/') || stat(*prog, &st) < 0 || !S_ISREG(st.st_mode) || !realpath(*prog, real) ||
+        visible_in_box(real))
+        return 0;
+    const char *base = strrchr(*prog, '/') + 1;
+    char *name = malloc(strlen(base) + 3);
+    if (!name || c->nowned >= sizeof c->owned / sizeof c->owned[0]) {
+        free(name);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    sprintf(name, "./%s", base);
+    c->owned[c->nowned++] = name;
+    if (add_file_to(c, files, n, max, name + 2, *prog, err, errlen) < 0)
+        return -1;
+    files[*n - 1].executable = true;
+    *prog = name;
+    return 0;
+}
+
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen)
 {
     if (!c->limits_given && !c->limits.cpu_ms)
@@ -202,22 +283,10 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     for (int k = i; k < argc; k++)
         c->argv[k - i] = argv[k];
     c->argv[argc - i] = NULL;
-    const char *prog = argv[i];
-    char real[PATH_MAX];
-    struct stat st;
-    if (strchr(prog, '/') && stat(prog, &st) == 0 && S_ISREG(st.st_mode) && realpath(prog, real) &&
-        !visible_in_box(real)) {
-        const char *base = strrchr(prog, '/') + 1;
-        char *name = malloc(strlen(base) + 3);
-        if (!name)
-            return snprintf(err, errlen, "out of memory"), -1;
-        sprintf(name, "./%s", base);
-        c->owned[c->nowned++] = name;
-        if (add_file(c, name + 2, prog, err, errlen) < 0)
-            return -1;
-        c->files[c->spec.nfiles - 1].executable = true;
-        c->argv[0] = name;
-    }
+    if (localize(c, &c->argv[0], c->files, &c->spec.nfiles, WK_MAX_FILES, err, errlen) < 0 ||
+        (c->has_interactor &&
+         localize(c, &c->inter_argv[0], c->inter_files, &c->ninter_files, 64, err, errlen) < 0))
+        return -1;
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;
     c->spec.limits = c->limits;

@@ -23,9 +23,15 @@ typedef struct wk_cli_run {
     unsigned limits_given;     /* bit i: limit i was on the command line */
     sbx_file files[WK_MAX_FILES];
     char *argv[4096];
-    char *owned[WK_MAX_FILES + 2]; /* buffers to free */
+    char *owned[WK_MAX_FILES + 70]; /* buffers to free */
     size_t nowned;
     char *stdin_buf;
+    /* --interactor 'PROGRAM ARGS' and its --interactor-file NAME=PATH */
+    bool has_interactor;
+    char inter_cmd[4096];
+    char *inter_argv[64];
+    sbx_file inter_files[64];
+    size_t ninter_files;
     bool json;
     bool require_isolation;
 } wk_cli_run;

@@ -5,10 +5,39 @@
 #include "worker/cli.h"
 #include "worker/commands.h"
 #include "worker/convert.h"
+#include "worker/interact.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gradeq run [options] [--require-isolation] -- PROGRAM ARGS...\n%s", wk_cli_run_help);
+}
+
+/* --interactor: the program against it, each in its own box. */
+static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, const char **names)
+{
+    char err[SBX_ERR_LEN];
+    sbx_box *ibox;
+    if (sbx_box_open(host, &ibox, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq run: cannot start the interactor's sandbox: %s\n", err);
+        return -1;
+    }
+    sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
+                       .nfiles = c->ninter_files };
+    sbx_limits_default(&inter.limits);
+    sbx_file input = { "input", c->spec.stdin_data, c->spec.stdin_len, false };
+    if (c->spec.stdin_data && c->ninter_files < 64) {
+        c->inter_files[c->ninter_files] = input;
+        inter.nfiles++;
+    }
+    c->spec.stdin_data = NULL;
+    c->spec.stdin_len = 0;
+    wk_pair pair;
+    int rc = wk_run_pair(box, &c->spec, ibox, &inter, &pair);
+    wk_pair_to_wire(&pair, NULL, NULL, 0, names, w);
+    c->json ? wk_print_json(stdout, w) : wk_print_plain(w);
+    wk_pair_free(&pair);
+    sbx_box_close(ibox);
+    return rc;
 }
 
 int wk_cmd_run(int argc, char **argv)
@@ -50,15 +79,17 @@ int wk_cmd_run(int argc, char **argv)
         return 3;
     }
     sbx_result r;
-    int rc = sbx_run(box, &c.spec, &r);
     const char *names[WK_ISO_MAX];
     q_result w;
-    wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
-    if (c.json)
-        wk_print_json(stdout, &w);
-    else
-        wk_print_plain(&w);
-    sbx_result_free(&r);
+    int rc;
+    if (c.has_interactor) {
+        rc = run_pair(host, box, &c, &w, names);
+    } else {
+        rc = sbx_run(box, &c.spec, &r);
+        wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
+        c.json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
+        sbx_result_free(&r);
+    }
     sbx_box_close(box);
     sbx_host_close(host);
     wk_cli_run_free(&c);

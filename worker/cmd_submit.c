@@ -59,7 +59,7 @@ static void random_id(char *out, size_t size)
         n += (size_t)snprintf(out + n, size - n, "%02x", r[i]);
 }
 
-static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *files)
+static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *files, q_file *ifiles)
 {
     memset(j, 0, sizeof *j);
     snprintf(j->id, sizeof j->id, "%s", id);
@@ -76,6 +76,16 @@ static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *file
     for (int i = 0; i < Q_LIM_COUNT; i++)
         j->prog.limits[i] = l[i];
     j->prog.limits_present = c->limits_given;
+    if (c->has_interactor) {
+        j->has_interactor = true;
+        j->interactor.argv = (char **)c->inter_argv;
+        for (j->interactor.argc = 0; c->inter_argv[j->interactor.argc]; j->interactor.argc++)
+            ;
+        for (size_t i = 0; i < c->ninter_files; i++)
+            ifiles[i] = (q_file){ (char *)c->inter_files[i].name, c->inter_files[i].data, c->inter_files[i].len };
+        j->interactor.files = c->ninter_files ? ifiles : NULL;
+        j->interactor.nfiles = c->ninter_files;
+    }
     j->has_stdin = c->spec.stdin_data != NULL;
     j->stdin_data = c->spec.stdin_data;
     j->stdin_len = c->spec.stdin_len;
@@ -107,7 +117,7 @@ static int wait_and_print(q_conn *conn, const submit_opts *o, const char *id, bo
 int wk_cmd_submit(int argc, char **argv)
 {
     static wk_cli_run c;
-    static q_file files[WK_MAX_FILES];
+    static q_file files[WK_MAX_FILES], ifiles[64];
     submit_opts o = { getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379",
                       getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq", NULL, 0, 0, false };
     char err[512] = "";
@@ -141,7 +151,7 @@ int wk_cmd_submit(int argc, char **argv)
     else
         random_id(id, sizeof id);
     q_job j;
-    build_job(&c, id, &j, files);
+    build_job(&c, id, &j, files, ifiles);
     msgpack_sbuffer buf;
     msgpack_sbuffer_init(&buf);
     q_redis_addr addr;

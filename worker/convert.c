@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "worker/convert.h"
+#include "worker/interact.h"
 
 static uint64_t *limit_field(sbx_limits *l, int i)
 {
@@ -14,16 +15,16 @@ static uint64_t *limit_field(sbx_limits *l, int i)
     return f[i];
 }
 
-int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_file **files, char *err,
-                     size_t errlen)
+int wk_spec_from_prog(const q_prog *p, const sbx_limits *max, const sbx_file *extra, sbx_spec *spec,
+                      sbx_file **files, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
     sbx_limits_default(&spec->limits);
     sbx_limits m = *max;
     for (int i = 0; i < Q_LIM_COUNT; i++) {
         uint64_t *v = limit_field(&spec->limits, i), cap = *limit_field(&m, i);
-        if (j->prog.limits_present & (1u << i))
-            *v = j->prog.limits[i];
+        if (p->limits_present & (1u << i))
+            *v = p->limits[i];
         if (*v > cap)
             *v = cap;
     }
@@ -34,18 +35,29 @@ int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_
     }
     if (!spec->limits.cpu_ms || !spec->limits.memory_bytes || !spec->limits.processes || !spec->limits.open_files)
         return snprintf(err, errlen, "limits: cpu_ms, memory_bytes, processes and open_files must be positive"), -1;
+    size_t n = p->nfiles + (extra != NULL);
     *files = NULL;
-    if (j->prog.nfiles) {
-        *files = calloc(j->prog.nfiles, sizeof **files);
+    if (n) {
+        *files = calloc(n, sizeof **files);
         if (!*files)
-            return snprintf(err, errlen, "out of memory for %zu files", j->prog.nfiles), -1;
+            return snprintf(err, errlen, "out of memory for %zu files", n), -1;
     }
-    for (size_t i = 0; i < j->prog.nfiles; i++)
-        (*files)[i] = (sbx_file){ j->prog.files[i].name, j->prog.files[i].data, j->prog.files[i].len, true };
-    spec->argv = (const char *const *)j->prog.argv;
-    spec->env = (const char *const *)j->env;
+    for (size_t i = 0; i < p->nfiles; i++)
+        (*files)[i] = (sbx_file){ p->files[i].name, p->files[i].data, p->files[i].len, true };
+    if (extra)
+        (*files)[p->nfiles] = *extra;
+    spec->argv = (const char *const *)p->argv;
     spec->files = *files;
-    spec->nfiles = j->prog.nfiles;
+    spec->nfiles = n;
+    return 0;
+}
+
+int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_file **files, char *err,
+                     size_t errlen)
+{
+    if (wk_spec_from_prog(&j->prog, max, NULL, spec, files, err, errlen) < 0)
+        return -1;
+    spec->env = (const char *const *)j->env;
     spec->stdin_data = j->has_stdin ? j->stdin_data : NULL;
     spec->stdin_len = j->has_stdin ? j->stdin_len : 0;
     return 0;
@@ -75,4 +87,19 @@ void wk_result_to_wire(const sbx_result *r, const char *id, const char *worker, 
     out->error = r->error[0] ? r->error : NULL;
     out->nisolation = sbx_isolation_names(r->isolation, names, WK_ISO_MAX);
     out->isolation = names;
+}
+
+void wk_pair_to_wire(const wk_pair *p, const char *id, const char *worker, uint64_t attempt, const char **names,
+                     q_result *out)
+{
+    wk_result_to_wire(&p->prog, id, worker, attempt, names, out);
+    out->status = p->status;
+    out->error = p->message[0] ? p->message : NULL;
+    const sbx_result *i = &p->inter;
+    out->has_interactor = true;
+    out->interactor = (q_proc_result){
+        .status = sbx_status_name(i->status), .has_exit_code = i->exit_code >= 0, .exit_code = i->exit_code,
+        .has_signal = i->signal != 0, .signal = i->signal, .stderr_buf = i->stderr_buf,
+        .stderr_len = i->stderr_len, .cpu_us = i->cpu_us, .wall_us = i->wall_us, .memory_bytes = i->memory_bytes,
+    };
 }

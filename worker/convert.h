@@ -9,9 +9,13 @@
 
 #define WK_ISO_MAX 32
 
-/* A job's program as a sandbox spec: the job's limits over the sandbox's
- * defaults, each clamped to max. *files is allocated (free it); the spec
+/* A program (the job's, or its interactor) as a sandbox spec: its limits
+ * over the sandbox's defaults, each clamped to max; `extra`, when not
+ * NULL, is one more file for /box. *files is allocated (free it); the spec
  * borrows from the job. Returns 0 or -1 with err filled. */
+int wk_spec_from_prog(const q_prog *p, const sbx_limits *max, const sbx_file *extra, sbx_spec *spec,
+                      sbx_file **files, char *err, size_t errlen);
+/* The job's own program, with its env and stdin. */
 int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_file **files, char *err,
                      size_t errlen);
 
@@ -20,5 +24,11 @@ int wk_spec_from_job(const q_job *j, const sbx_limits *max, sbx_spec *spec, sbx_
  * NULL (a local run). */
 void wk_result_to_wire(const sbx_result *r, const char *id, const char *worker, uint64_t attempt,
                        const char **names, q_result *out);
+
+/* The wire form of an interactive run: the pair's verdict, the program's
+ * stderr and accounting, the interactor's in `interactor`. */
+struct wk_pair;
+void wk_pair_to_wire(const struct wk_pair *p, const char *id, const char *worker, uint64_t attempt,
+                     const char **names, q_result *out);
 
 #endif

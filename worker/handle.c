@@ -22,6 +22,7 @@
 #include "queue/job.h"
 #include "queue/result.h"
 #include "worker/convert.h"
+#include "worker/interact.h"
 #include "worker/log.h"
 #include "worker/worker.h"
 
@@ -92,6 +93,54 @@ static void dead_letter(wk_slot *s, const q_entry *e, const char *reason)
     wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
 }
 
+/* Runs the job's program against its interactor; the job's stdin is the
+ * interactor's file `input` (the test data), not the program's. */
+static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair, char *err, size_t errlen)
+{
+    wk_worker *w = s->w;
+    char serr[SBX_ERR_LEN];
+    if (!s->ibox && sbx_box_open(w->host, &s->ibox, serr, sizeof serr) < 0) {
+        memset(pair, 0, sizeof *pair);
+        pair->status = "SANDBOX_ERROR";
+        snprintf(pair->message, sizeof pair->message, "interactor's box: %s", serr);
+        return -1;
+    }
+    sbx_file input = { "input", job->stdin_data, job->has_stdin ? job->stdin_len : 0, false };
+    sbx_spec inter;
+    sbx_file *ifiles = NULL;
+    if (wk_spec_from_prog(&job->interactor, &w->cfg.max, &input, &inter, &ifiles, err, errlen) < 0)
+        return 1;
+    prog->stdin_data = NULL;
+    prog->stdin_len = 0;
+    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, pair);
+    free(ifiles);
+    return rc;
+}
+
+static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair *pair, int rc, const char *err)
+{
+    wk_worker *w = s->w;
+    if (rc == 1) { /* the interactor's own spec was bad */
+        answer(s, e, job->id, "BAD_JOB", err, NULL);
+        count(w, WK_BAD_JOB);
+        return;
+    }
+    if (rc < 0) {
+        wk_log(WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error, left for redelivery: %s", job->id,
+               e->id, e->attempt, pair->message);
+    } else if (atomic_load(&s->lost)) {
+        wk_log(WK_LOG_WARN, "job %s: another worker took entry %s while it ran; result dropped", job->id, e->id);
+    } else {
+        const char *names[WK_ISO_MAX];
+        q_result res;
+        wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
+        deliver(s, e, &res, NULL);
+        int st = sbx_status_parse(pair->status);
+        count(w, st >= 0 ? st : WK_BAD_JOB - 1);
+    }
+    wk_pair_free(pair);
+}
+
 static void run_job(wk_slot *s, const q_entry *e, q_job *job)
 {
     wk_worker *w = s->w;
@@ -109,12 +158,22 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
     pthread_mutex_unlock(&s->mu);
     atomic_fetch_add(&w->busy, 1);
     sbx_result r;
-    sbx_run(s->box, &spec, &r);
+    wk_pair pair;
+    bool interactive = job->has_interactor;
+    int irc = 0;
+    if (interactive)
+        irc = run_interactive(s, job, &spec, &pair, err, sizeof err);
+    else
+        sbx_run(s->box, &spec, &r);
     atomic_fetch_sub(&w->busy, 1);
     pthread_mutex_lock(&s->mu);
     s->entry[0] = 0;
     pthread_mutex_unlock(&s->mu);
     free(files);
+    if (interactive) {
+        finish_interactive(s, e, job, &pair, irc, err);
+        return;
+    }
     if (r.status == SBX_SANDBOX_ERROR) {
         /* Left pending: redelivered after --claim-idle-ms, here or elsewhere. */
         wk_log(atomic_load(&w->hard) ? WK_LOG_INFO : WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error, left for redelivery: %s",

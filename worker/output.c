@@ -73,6 +73,19 @@ void wk_print_json(FILE *f, const q_result *r)
         wk_json_string(f, r->worker);
         fprintf(f, ",\"attempt\":%llu,", (unsigned long long)r->attempt);
     }
+    if (r->has_interactor) {
+        const q_proc_result *i = &r->interactor;
+        fputs("\"interactor\":{\"status\":", f);
+        wk_json_string(f, i->status);
+        fputs(",\"exit_code\":", f);
+        i->has_exit_code ? fprintf(f, "%lld", (long long)i->exit_code) : fputs("null", f);
+        fputs(",\"signal\":", f);
+        i->has_signal ? fprintf(f, "%lld", (long long)i->signal) : fputs("null", f);
+        fputs(",\"stderr\":\"", f);
+        wk_base64(f, i->stderr_buf, i->stderr_len);
+        fprintf(f, "\",\"cpu_us\":%llu,\"wall_us\":%llu,\"memory_bytes\":%llu},", (unsigned long long)i->cpu_us,
+                (unsigned long long)i->wall_us, (unsigned long long)i->memory_bytes);
+    }
     fputs("\"error\":", f);
     r->error ? wk_json_string(f, r->error) : (void)fputs("null", f);
     fputs(",\"isolation\":[", f);
@@ -115,6 +128,16 @@ void wk_print_plain(const q_result *r)
     else if (r->has_exit_code)
         snprintf(how, sizeof how, " exit %lld", (long long)r->exit_code);
     human_bytes(mem, sizeof mem, r->memory_bytes);
+    if (r->has_interactor) {
+        const q_proc_result *i = &r->interactor;
+        write_fd(2, i->stderr_buf, i->stderr_len);
+        fprintf(stderr, "gradeq: interactor %s", i->status);
+        if (i->has_signal)
+            fprintf(stderr, " signal %lld", (long long)i->signal);
+        else if (i->has_exit_code)
+            fprintf(stderr, " exit %lld", (long long)i->exit_code);
+        fprintf(stderr, " cpu %.3f s wall %.3f s\n", i->cpu_us / 1e6, i->wall_us / 1e6);
+    }
     fprintf(stderr, "gradeq: %s%s cpu %.3f s wall %.3f s memory %s%s%s%s%s\n", r->status, how, r->cpu_us / 1e6,
             r->wall_us / 1e6, mem, r->stdout_truncated ? " stdout truncated" : "",
             r->stderr_truncated ? " stderr truncated" : "", r->error ? ": " : "", r->error ? r->error : "");

@@ -116,9 +116,12 @@ bool wk_pool_running(wk_worker *w)
 
 void wk_pool_cancel(wk_worker *w)
 {
-    for (unsigned i = 0; i < w->cfg.threads; i++)
+    for (unsigned i = 0; i < w->cfg.threads; i++) {
         if (w->slots[i].box)
             sbx_box_cancel(w->slots[i].box);
+        if (w->slots[i].ibox)
+            sbx_box_cancel(w->slots[i].ibox);
+    }
 }
 
 void wk_pool_join(wk_worker *w)
@@ -128,6 +131,7 @@ void wk_pool_join(wk_worker *w)
         if (s->thread)
             pthread_join(s->thread, NULL);
         sbx_box_close(s->box);
+        sbx_box_close(s->ibox);
         pthread_mutex_destroy(&s->mu);
     }
     free(w->slots);

@@ -21,6 +21,7 @@ typedef struct wk_slot {
     char consumer[Q_NAME_MAX + 1]; /* name/index: one consumer a thread */
     pthread_t thread;
     sbx_box *box;
+    sbx_box *ibox;                 /* interactors' box, opened on first use */
     q_conn *conn;
     pthread_mutex_t mu;            /* guards entry: the heartbeat reads it */
     char entry[Q_ID_LEN];          /* the entry running now, "" when idle */
@@ -36,7 +37,8 @@ struct wk_worker {
     atomic_int hard;               /* abort: kill running jobs, acknowledge nothing */
     atomic_uint busy;
     atomic_ullong done;
-    atomic_ullong by_status[16];   /* results published, by sbx_status; [15]: BAD_JOB */
+    atomic_ullong by_status[16];   /* results published, by sbx_status; [14]: the
+                                    * interactor's verdicts; [15]: BAD_JOB */
     atomic_ullong redis_errors;
     wk_slot *slots;
     time_t started;

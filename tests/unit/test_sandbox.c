@@ -611,6 +611,101 @@ static void eight_threads_at_once(void **state)
     }
 }
 
+/* ---- interaction callback ------------------------------------------- */
+
+typedef struct repl {
+    int answered;
+    char seen[4096];
+    size_t nseen;
+    int calls_at_once, in_call;
+    int sleep_ms;
+    bool end_on_first;
+} repl;
+
+/* Answers "qN?" with 2N; after the third answer is echoed, closes stdin. */
+static int repl_cb(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply)
+{
+    repl *r = ctx;
+    if (__atomic_add_fetch(&r->in_call, 1, __ATOMIC_SEQ_CST) > 1)
+        r->calls_at_once++;
+    if (r->sleep_ms)
+        usleep((useconds_t)r->sleep_ms * 1000);
+    int end = r->end_on_first;
+    if (stream == 1 && r->nseen + len < sizeof r->seen) {
+        memcpy(r->seen + r->nseen, buf, len);
+        r->nseen += len;
+        r->seen[r->nseen] = 0;
+        char want[16];
+        snprintf(want, sizeof want, "q%d?", r->answered);
+        while (r->answered < 3 && strstr(r->seen, want)) {
+            char ans[16];
+            int n = snprintf(ans, sizeof ans, "%d\n", 2 * r->answered);
+            sbx_reply_write(reply, ans, (size_t)n);
+            r->answered++;
+            snprintf(want, sizeof want, "q%d?", r->answered);
+        }
+        if (strstr(r->seen, "ans 4\n"))
+            sbx_reply_close(reply);
+    }
+    __atomic_sub_fetch(&r->in_call, 1, __ATOMIC_SEQ_CST);
+    return end;
+}
+
+static const char *const repl_argv[] = {
+    "/bin/sh", "-c",
+    "i=0; while [ $i -lt 3 ]; do echo \"q$i?\"; echo \"to stderr $i\" >&2; read a || exit 5; "
+    "echo \"ans $a\"; i=$((i+1)); done; read b && exit 6; echo bye",
+    NULL,
+};
+
+static void callback_drives_repl(void **state)
+{
+    (void)state;
+    repl ctx = { 0 };
+    sbx_spec s = { .argv = repl_argv, .interact = repl_cb, .interact_ctx = &ctx };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(box, &s, &r), 0);
+    assert_status(&r, SBX_OK);
+    assert_int_equal(ctx.answered, 3);
+    assert_int_equal(ctx.calls_at_once, 0);
+    const char want[] = "q0?\nans 0\nq1?\nans 2\nq2?\nans 4\nbye\n";
+    assert_int_equal(r.stdout_len, sizeof want - 1);
+    assert_memory_equal(r.stdout_buf, want, sizeof want - 1);
+    assert_non_null(memmem(r.stderr_buf, r.stderr_len, "to stderr 2", 11));
+    sbx_result_free(&r);
+}
+
+static void callback_ends_run(void **state)
+{
+    (void)state;
+    repl ctx = { .end_on_first = true };
+    sbx_spec s = { .argv = repl_argv, .interact = repl_cb, .interact_ctx = &ctx };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(box, &s, &r), 0);
+    assert_status(&r, SBX_OK);
+    assert_true(r.ended_by_callback);
+    assert_int_equal(r.signal, SIGKILL);
+    sbx_result_free(&r);
+}
+
+/* The callback's time is not the program's: a callback slower than the
+ * whole wall limit does not make the program late. */
+static void slow_callback_not_charged(void **state)
+{
+    (void)state;
+    repl ctx = { .sleep_ms = 150 };
+    sbx_spec s = { .argv = repl_argv, .interact = repl_cb, .interact_ctx = &ctx };
+    sbx_limits_default(&s.limits);
+    s.limits.wall_ms = 300;
+    sbx_result r;
+    assert_int_equal(sbx_run(box, &s, &r), 0);
+    assert_status(&r, SBX_OK);
+    assert_true(r.wall_us > 300000);
+    sbx_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -641,6 +736,9 @@ int main(void)
         cmocka_unit_test_setup(stdin_never_read_no_hang, test_setup),
         cmocka_unit_test_setup(two_threads_cpu_summed, test_setup),
         cmocka_unit_test_setup(eight_threads_at_once, test_setup),
+        cmocka_unit_test_setup(callback_drives_repl, test_setup),
+        cmocka_unit_test_setup(callback_ends_run, test_setup),
+        cmocka_unit_test_setup(slow_callback_not_charged, test_setup),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Interactive runs through `gradeq run --interactor` and through Redis jobs:
+# guess-the-number over 20 rounds, wrong answers, silence, a crashing
+# interactor, a flood at the interactor, 100,000 round trips.
+set -u
+. "$(dirname "$0")/common.inc"
+P=${GRADEQ_PROGS:-build/progs}
+G="$B/gradeq"
+verdict() { "$G" run "$@" 2>&1 >/dev/null | grep "^gradeq: [A-Z]" | tail -1; }
+
+check "binary search over 20 rounds: OK" \
+    'verdict --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "^gradeq: OK"'
+printf '1\n1000000\n500000\n7\n42\n999999\n2\n3\n4\n5\n6\n8\n9\n10\n11\n12\n13\n14\n15\n16\n' > "$T/secrets"
+check "test data reaches the interactor as input" \
+    'verdict --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "^gradeq: OK"'
+check "a wrong solution: WRONG_ANSWER" \
+    'verdict --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong | grep -q "^gradeq: WRONG_ANSWER"'
+out=$(verdict --wall-ms 500 --interactor "$P/guess_interactor" -- "$P/guess_solver" silent)
+check "a silent solution: WALL_TIME_LIMIT, the waiting side named" \
+    'echo "$out" | grep -q "^gradeq: WALL_TIME_LIMIT.*interactor was waiting"'
+out=$(verdict --wall-ms 500 --interactor "$P/pingpong answer" -- /bin/sh -c 'read x')
+check "a deadlock: the program named as waiting" \
+    'echo "$out" | grep -q "program was waiting for input"'
+check "a crashing interactor: INTERACTOR_ERROR" \
+    'verdict --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right | grep -q "^gradeq: INTERACTOR_ERROR"'
+check "a flood at the interactor: its verdict, no hang" \
+    'verdict --wall-ms 5000 --interactor "$P/guess_interactor" -- "$P/guess_solver" flood | grep -Eq "^gradeq: (WRONG_ANSWER|OUTPUT_LIMIT)"'
+check "100,000 one-line round trips" \
+    'verdict --cpu-ms 20000 --interactor "$P/pingpong answer" -- "$P/pingpong" ask 100000 | grep -q "^gradeq: OK"'
+check "JSON carries the interactor" \
+    '"$G" run --json --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\",\"exit_code\":0"'
+
+# The same through Redis jobs.
+start_redis || exit 1
+start_worker wi --threads 2
+check "job: OK through Redis" \
+    '"$G" submit --wait 30 --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
+check "job: WRONG_ANSWER through Redis" \
+    '"$G" submit --wait 30 --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
+check "job: INTERACTOR_ERROR through Redis" \
+    '"$G" submit --wait 30 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
+check "job: the interactor in the result" \
+    '"$G" submit --wait 30 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
+exit $FAIL
