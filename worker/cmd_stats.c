@@ -68,15 +68,21 @@ int wk_cmd_stats(int argc, char **argv)
     const char *redis = getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379";
     const char *prefix = getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq";
     bool json = false;
+    uint64_t watch_ms = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = true;
+        else if (strcmp(argv[i], "--watch") == 0)
+            watch_ms = 1000;
+        else if (strcmp(argv[i], "--interval") == 0 && i + 1 < argc && wk_parse_uint(argv[i + 1], &watch_ms) == 0 &&
+                 watch_ms > 0)
+            i++;
         else if (strcmp(argv[i], "--redis") == 0 && i + 1 < argc)
             redis = argv[++i];
         else if (strcmp(argv[i], "--prefix") == 0 && i + 1 < argc)
             prefix = argv[++i];
         else {
-            fprintf(stderr, "usage: gradeq stats [--json] [--redis URL] [--prefix P]\n");
+            fprintf(stderr, "usage: gradeq stats [--json] [--watch [--interval MS]] [--redis URL] [--prefix P]\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
@@ -94,7 +100,22 @@ int wk_cmd_stats(int argc, char **argv)
         q_conn_close(c);
         return 3;
     }
-    json ? print_json(&s, w, nw) : print_table(&s, w, nw);
+    for (;;) {
+        if (watch_ms && !json)
+            fputs("\033[H\033[2J", stdout); /* home, clear: a top(1)-like refresh */
+        json ? print_json(&s, w, nw) : print_table(&s, w, nw);
+        fflush(stdout);
+        if (!watch_ms)
+            break;
+        struct timespec ts = { (time_t)(watch_ms / 1000), (long)(watch_ms % 1000) * 1000000 };
+        nanosleep(&ts, NULL);
+        if (q_stats_read(c, prefix, &s, err, sizeof err) < 0 ||
+            (int)(nw = (size_t)q_workers_list(c, prefix, w, MAX_WORKERS, &trunc, err, sizeof err)) < 0) {
+            fprintf(stderr, "gradeq stats: %s\n", err);
+            q_conn_close(c);
+            return 3;
+        }
+    }
     q_conn_close(c);
     return 0;
 }

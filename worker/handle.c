@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <msgpack.h>
 
@@ -117,6 +118,20 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
     return rc;
 }
 
+static void observe(wk_worker *w, const sbx_result *r)
+{
+    wk_metrics *m = &w->metrics;
+    if (r->status == SBX_SANDBOX_ERROR) {
+        atomic_fetch_add(&m->sandbox_errors, 1);
+        return;
+    }
+    wk_hist_observe(&m->duration, r->wall_us);
+    atomic_fetch_add(&m->output_bytes[0], r->stdout_len);
+    atomic_fetch_add(&m->output_bytes[1], r->stderr_len);
+    atomic_fetch_add(&m->output_truncated[0], r->stdout_truncated);
+    atomic_fetch_add(&m->output_truncated[1], r->stderr_truncated);
+}
+
 static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair *pair, int rc, const char *err)
 {
     wk_worker *w = s->w;
@@ -126,6 +141,7 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
         return;
     }
     if (rc < 0) {
+        atomic_fetch_add(&w->metrics.sandbox_errors, 1);
         wk_log(WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error, left for redelivery: %s", job->id,
                e->id, e->attempt, pair->message);
     } else if (atomic_load(&s->lost)) {
@@ -136,7 +152,8 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
         wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         deliver(s, e, &res, NULL);
         int st = sbx_status_parse(pair->status);
-        count(w, st >= 0 ? st : WK_BAD_JOB - 1);
+        count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
+        wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
     }
     wk_pair_free(pair);
 }
@@ -174,6 +191,7 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
         finish_interactive(s, e, job, &pair, irc, err);
         return;
     }
+    observe(w, &r);
     if (r.status == SBX_SANDBOX_ERROR) {
         /* Left pending: redelivered after --claim-idle-ms, here or elsewhere. */
         wk_log(atomic_load(&w->hard) ? WK_LOG_INFO : WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error, left for redelivery: %s",
@@ -191,10 +209,22 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
     sbx_result_free(&r);
 }
 
+/* Submission time is the entry id's milliseconds (Redis's clock). */
+static void observe_wait(wk_worker *w, const q_entry *e)
+{
+    unsigned long long ms = strtoull(e->id, NULL, 10);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    unsigned long long now_ms = (unsigned long long)now.tv_sec * 1000 + (unsigned long long)now.tv_nsec / 1000000;
+    if (e->attempt == 1 && ms && now_ms >= ms)
+        wk_hist_observe(&w->metrics.queue_wait, (now_ms - ms) * 1000);
+}
+
 void wk_handle(wk_slot *s, q_entry *e)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN], reason[Q_ERR_LEN + 64];
+    observe_wait(w, e);
     if (!e->has_job) {
         dead_letter(s, e, "entry has no job field");
         return;

@@ -39,6 +39,7 @@ static int setup(char *err, size_t errlen)
 int main(int argc, char **argv)
 {
     char err[512];
+    w.metrics_fd = -1;
     int rc = wk_config_load(&w.cfg, argc, argv, err, sizeof err);
     if (rc != 0) {
         if (rc < 0)
@@ -64,8 +65,10 @@ int main(int argc, char **argv)
         sbx_host_close(w.host);
         return 1;
     }
-    wk_log(WK_LOG_INFO, "worker %s: %u threads on %s, prefix %s", w.cfg.name, w.cfg.threads, w.cfg.redis,
-           w.cfg.prefix);
+    if (w.cfg.metrics_addr[0] && wk_metrics_start(&w, w.cfg.metrics_addr, err, sizeof err) < 0)
+        wk_log(WK_LOG_ERROR, "metrics: %s (jobs still run)", err);
+    wk_log(WK_LOG_INFO, "worker %s: %u threads on %s, prefix %s%s%s", w.cfg.name, w.cfg.threads, w.cfg.redis,
+           w.cfg.prefix, w.metrics_fd >= 0 ? ", metrics on " : "", w.metrics_fd >= 0 ? w.cfg.metrics_addr : "");
     struct timespec tick = { 0, 200 * 1000000 };
     while (wk_pool_running(&w)) {
         int sig = sigtimedwait(&sigs, NULL, &tick);
@@ -78,8 +81,10 @@ int main(int argc, char **argv)
             wk_pool_cancel(&w);
         }
     }
-    /* The heartbeat reads the slots: it goes before they are freed. */
+    /* The heartbeat and the metrics read the slots: they go before the
+     * slots are freed. */
     wk_heartbeat_stop(&w);
+    wk_metrics_stop(&w);
     wk_pool_join(&w);
     sbx_host_close(w.host);
     wk_log(WK_LOG_INFO, "worker %s stopped after %llu jobs", w.cfg.name, (unsigned long long)atomic_load(&w.done));

@@ -68,6 +68,7 @@ static void *job_thread(void *arg)
             wk_log(WK_LOG_WARN, "%s: %s", s->consumer, err);
         }
         q_entry_free(&e);
+        atomic_store(&s->reconnects, q_conn_reconnects(s->conn));
     }
     q_conn_close(s->conn);
     s->conn = NULL;

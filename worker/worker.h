@@ -12,6 +12,7 @@
 #include "queue/stream.h"
 #include "sandbox/sandbox.h"
 #include "worker/config.h"
+#include "worker/metrics.h"
 
 typedef struct wk_worker wk_worker;
 
@@ -26,6 +27,7 @@ typedef struct wk_slot {
     pthread_mutex_t mu;            /* guards entry: the heartbeat reads it */
     char entry[Q_ID_LEN];          /* the entry running now, "" when idle */
     atomic_bool lost;              /* another worker took the running entry */
+    atomic_ulong reconnects;       /* of its connection, for the metrics */
     atomic_bool running;           /* the thread has not returned */
 } wk_slot;
 
@@ -42,11 +44,16 @@ struct wk_worker {
     atomic_ullong redis_errors;
     wk_slot *slots;
     time_t started;
+    wk_metrics metrics;
+    int metrics_fd;                /* -1: no endpoint */
+    pthread_t metrics_thread;
+    atomic_int metrics_stop;
     pthread_t heartbeat;
     pthread_mutex_t hb_mu;
     pthread_cond_t hb_cv;
 };
 
+#define WK_INTERACTOR_VERDICT 14 /* WRONG_ANSWER, INTERACTOR_ERROR */
 #define WK_BAD_JOB 15
 
 /* Opens a Redis connection for one thread, retrying until it works or the

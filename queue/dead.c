@@ -1,0 +1,186 @@
+/* dead.c -- operators' view of the dead letters (P:dead).
+ *
+ * Listing runs in a script that returns each entry's reason and the length
+ * of its job, never the job itself: a listing of a thousand 64 MiB jobs
+ * stays a few kilobytes (hiredis 0.14 aborts when a reply cannot be
+ * allocated). Requeueing is one script too, so a job is never both in
+ * P:jobs and in P:dead, nor in neither.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "queue/dead.h"
+
+static const q_script list_script = {
+    "dead-list",
+    "local out = {}\n"
+    "for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', ARGV[1])) do\n"
+    "  local f, entry, reason, len = e[2], '', '', -1\n"
+    "  for i = 1, #f, 2 do\n"
+    "    if f[i] == 'entry' then entry = f[i + 1]\n"
+    "    elseif f[i] == 'reason' then reason = string.sub(f[i + 1], 1, tonumber(ARGV[2]))\n"
+    "    elseif f[i] == 'job' then len = #f[i + 1] end\n"
+    "  end\n"
+    "  out[#out + 1] = {e[1], entry, reason, len}\n"
+    "end\n"
+    "return out\n",
+};
+
+static const q_script requeue_script = {
+    "dead-requeue",
+    "local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])[1]\n"
+    "if not e then return 0 end\n"
+    "local f, job = e[2], nil\n"
+    "for i = 1, #f, 2 do if f[i] == 'job' then job = f[i + 1] end end\n"
+    "if not job then return 0 end\n"
+    "local id = redis.call('XADD', KEYS[2], '*', 'job', job)\n"
+    "redis.call('XDEL', KEYS[1], ARGV[1])\n"
+    "return id\n",
+};
+
+static const q_script purge_script = {
+    "dead-purge",
+    "local n = redis.call('XLEN', KEYS[1])\n"
+    "redis.call('DEL', KEYS[1])\n"
+    "return n\n",
+};
+
+static void key(char *out, size_t size, const char *prefix, const char *name)
+{
+    snprintf(out, size, "%s:%s", prefix, name);
+}
+
+static void copy(char *dst, size_t cap, const redisReply *r)
+{
+    size_t n = r && r->type == REDIS_REPLY_STRING ? r->len : 0;
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(dst, r->str, n);
+    dst[n] = 0;
+}
+
+static int bad_reply(redisReply *r, const char *what, char *err, size_t errlen)
+{
+    freeReplyObject(r);
+    snprintf(err, errlen, "redis: unexpected reply to %s", what);
+    return -1;
+}
+
+int q_dead_list(q_conn *c, const char *prefix, size_t n, q_dead_info *out, char *err, size_t errlen)
+{
+    char k[Q_PREFIX_MAX + 8];
+    key(k, sizeof k, prefix, "dead");
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, k);
+    q_args_ll(&a, (long long)(n > Q_DEAD_LIST_MAX ? Q_DEAD_LIST_MAX : n));
+    q_args_ll(&a, Q_REASON_MAX);
+    redisReply *r = q_eval(c, &list_script, 1, &a, err, errlen);
+    if (!r)
+        return -1;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements > Q_DEAD_LIST_MAX)
+        return bad_reply(r, "dead-list", err, errlen);
+    for (size_t i = 0; i < r->elements; i++) {
+        redisReply *e = r->element[i];
+        if (e->type != REDIS_REPLY_ARRAY || e->elements != 4)
+            return bad_reply(r, "dead-list", err, errlen);
+        copy(out[i].id, sizeof out[i].id, e->element[0]);
+        copy(out[i].entry, sizeof out[i].entry, e->element[1]);
+        copy(out[i].reason, sizeof out[i].reason, e->element[2]);
+        out[i].job_len = e->element[3]->type == REDIS_REPLY_INTEGER ? e->element[3]->integer : -1;
+    }
+    int count = (int)r->elements;
+    freeReplyObject(r);
+    return count;
+}
+
+int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info, q_blob *job, char *err,
+               size_t errlen)
+{
+    char k[Q_PREFIX_MAX + 8];
+    key(k, sizeof k, prefix, "dead");
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, "XRANGE");
+    q_args_str(&a, k);
+    q_args_str(&a, id);
+    q_args_str(&a, id);
+    redisReply *r = q_command(c, &a, err, errlen);
+    if (!r)
+        return -1;
+    if (r->type != REDIS_REPLY_ARRAY)
+        return bad_reply(r, "XRANGE", err, errlen);
+    if (r->elements == 0) {
+        freeReplyObject(r);
+        return 0;
+    }
+    redisReply *e = r->element[0];
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY)
+        return bad_reply(r, "XRANGE", err, errlen);
+    memset(info, 0, sizeof *info);
+    info->job_len = -1;
+    copy(info->id, sizeof info->id, e->element[0]);
+    memset(job, 0, sizeof *job);
+    redisReply *f = e->element[1];
+    for (size_t i = 0; i + 1 < f->elements; i += 2) {
+        const redisReply *name = f->element[i], *val = f->element[i + 1];
+        if (name->type != REDIS_REPLY_STRING)
+            continue;
+        if (strcmp(name->str, "entry") == 0)
+            copy(info->entry, sizeof info->entry, val);
+        else if (strcmp(name->str, "reason") == 0)
+            copy(info->reason, sizeof info->reason, val);
+        else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING) {
+            job->data = val->str;
+            job->len = val->len;
+            info->job_len = (long long)val->len;
+        }
+    }
+    job->reply = r; /* the job's bytes live in the reply */
+    return 1;
+}
+
+int q_dead_requeue(q_conn *c, const char *prefix, const char *id, char entry_out[Q_ID_LEN], char *err,
+                   size_t errlen)
+{
+    char dead[Q_PREFIX_MAX + 8], jobs[Q_PREFIX_MAX + 8];
+    key(dead, sizeof dead, prefix, "dead");
+    key(jobs, sizeof jobs, prefix, "jobs");
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, dead);
+    q_args_str(&a, jobs);
+    q_args_str(&a, id);
+    redisReply *r = q_eval(c, &requeue_script, 2, &a, err, errlen);
+    if (!r)
+        return -1;
+    if (r->type == REDIS_REPLY_INTEGER && r->integer == 0) {
+        freeReplyObject(r);
+        return 0;
+    }
+    if (r->type != REDIS_REPLY_STRING)
+        return bad_reply(r, "dead-requeue", err, errlen);
+    copy(entry_out, Q_ID_LEN, r);
+    freeReplyObject(r);
+    return 1;
+}
+
+long long q_dead_purge(q_conn *c, const char *prefix, char *err, size_t errlen)
+{
+    char k[Q_PREFIX_MAX + 8];
+    key(k, sizeof k, prefix, "dead");
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, k);
+    redisReply *r = q_eval(c, &purge_script, 1, &a, err, errlen);
+    if (!r)
+        return -1;
+    if (r->type != REDIS_REPLY_INTEGER)
+        return bad_reply(r, "dead-purge", err, errlen);
+    long long n = r->integer;
+    freeReplyObject(r);
+    return n;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# /metrics scraped while jobs run: Prometheus text that parses, busy
+# threads while a job runs, and counters that match the results published.
+set -u
+. "$(dirname "$0")/common.inc"
+P=${GRADEQ_PROGS:-build/progs}
+start_redis || exit 1
+port=$(( 20000 + $$ % 20000 ))
+start_worker wm --threads 2 --metrics-addr "127.0.0.1:$port"
+W=$LAST_WORKER
+scrape() { curl -sf --max-time 5 "http://127.0.0.1:$port/metrics"; }
+metric() { scrape | awk -v k="$1" '$1 == k { print $2 }'; }
+for _ in $(seq 1 100); do scrape >/dev/null 2>&1 && break; sleep 0.05; done
+
+"$B/gradeq" submit --id long1 --wall-ms 20000 -- /bin/sleep 1 >/dev/null
+wait_pending wm/ 10
+check "busy while a job runs" '[ "$(metric "gradeq_threads{state=\"busy\"}")" = 1 ]'
+for n in 1 2 3 4 5; do "$B/gradeq" submit --wait 30 -- /bin/true >/dev/null 2>&1; done
+for n in 1 2; do "$B/gradeq" submit --wait 30 --cpu-ms 100 -- "$P/loop" >/dev/null 2>&1; done
+"$B/gradeq" submit --wait 30 --stdout-max 100 -- "$P/yes_stdout" >/dev/null 2>&1
+rcli blpop gradeq:result:long1 30 >/dev/null
+page=$(scrape)
+check "every line parses as Prometheus text" \
+    '! echo "$page" | grep -v "^#" | grep -Ev "^[a-z_]+(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? [0-9.e+-]+$" | grep -q .'
+for st in OK TIME_LIMIT OUTPUT_LIMIT; do
+    check "jobs_total{$st} matches P:stats" \
+        '[ "$(metric "gradeq_jobs_total{status=\"$st\"}")" = "$(rcli hget gradeq:stats $st)" ]'
+done
+check "duration histogram counts every run" \
+    '[ "$(metric gradeq_job_duration_seconds_count)" = "$(rcli hget gradeq:stats jobs)" ]'
+check "truncated stdout counted" '[ "$(metric "gradeq_output_truncated_total{stream=\"stdout\"}")" = 1 ]'
+check "unknown path is 404" '[ "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/x")" = 404 ]'
+check "bound to loopback by default" \
+    '"$B/gradeq-worker" --help | grep -q metrics-addr && ss -ltn | grep -q "127.0.0.1:$port"'
+kill -TERM $W; wait $W
+exit $FAIL
