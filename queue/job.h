@@ -4,6 +4,7 @@
  * Wire format: one msgpack map with string keys; str and bin are accepted
  * alike wherever bytes or text are expected, and unknown keys are ignored.
  *   id                str, required: 1..Q_ID_MAX bytes of [A-Za-z0-9._:-]
+ *                     (the rule of job_id.h, shared with stream.h)
  *   argv              array of strings, required, non-empty, no NUL bytes
  *   files             map path -> bytes; a path is relative, at most 255
  *                     bytes, with no empty, "." or ".." component and no NUL
@@ -35,9 +36,9 @@
 
 #include <msgpack.h>
 
+#include "queue/job_id.h"
 #include "queue/prescan.h"
 
-#define Q_ID_MAX 128
 #define Q_PATH_MAX 255
 
 enum {
@@ -91,7 +92,11 @@ typedef struct q_job {
  * and the reason (`argv[2]: not a string`); the line quotes job bytes only
  * escaped, so it is safe to log. On failure *out holds nothing but the id:
  * has_id is true when a valid id could be read, so the job can still be
- * answered under it. Either way *out may be passed to q_job_free. */
+ * answered under it. That is when the top-level map holds one valid id and
+ * the job fails a later check, and also, when the bytes themselves are
+ * refused (bounds, truncation, trailing bytes, ...), when "id" appears once,
+ * with a valid id, among the entries before the refused object (see
+ * q_prescan_lookup). Either way *out may be passed to q_job_free. */
 int q_job_decode(const void *buf, size_t len, const q_bounds *b, q_job *out,
                  char *err, size_t errlen);
 

@@ -9,6 +9,11 @@
  * would allocate room for them, so max_objects bounds what msgpack-c can
  * allocate (at most max_objects msgpack_object_kv) whatever the bytes say.
  *
+ * scan_object reads one whole object and leaves the containers that were
+ * already open alone, so q_prescan is one scan_object over the input, and
+ * q_prescan_lookup opens the top-level map itself and then reads its keys
+ * and values one scan_object each, seeing each entry as it completes.
+ *
  * Invariants: s->off never exceeds s->len and every read is preceded by a
  * check that the bytes exist; no arithmetic on a length from the input can
  * overflow (lengths are at most 32 bits, held in uint64_t, and compared with
@@ -16,10 +21,10 @@
  */
 #include "queue/prescan.h"
 
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "queue/err.h"
 
 enum kind { K_FIXED, K_STR, K_BIN, K_EXT, K_ARRAY, K_MAP, K_INVALID };
 
@@ -52,19 +57,6 @@ void q_bounds_default(q_bounds *b)
     b->max_argv = 4096;
     b->max_files = 4096;
     b->max_env = 1024;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        (void)vsnprintf(err, errlen, fmt, ap); /* truncation is acceptable */
-        va_end(ap);
-    }
-    return -1;
 }
 
 static head classify(unsigned t)
@@ -109,7 +101,7 @@ static uint64_t be(const unsigned char *p, unsigned n)
 
 static int truncated(scan *s, size_t at)
 {
-    return fail(s->err, s->errlen, "not msgpack (truncated at byte %zu of %zu)", at, s->len);
+    return q_fail(s->err, s->errlen, "not msgpack (truncated at byte %zu of %zu)", at, s->len);
 }
 
 /* Declares a container's children; returns 1 when it is left open. */
@@ -119,20 +111,20 @@ static int open_container(scan *s, size_t at, enum kind kind, uint64_t count)
     size_t rest = s->len - s->off;
 
     if (children > rest && kind == K_MAP)
-        return fail(s->err, s->errlen,
-                    "map count %llu (%llu keys and values) at byte %zu exceeds the %zu "
-                    "remaining bytes", (unsigned long long)count, (unsigned long long)children,
-                    at, rest);
+        return q_fail(s->err, s->errlen,
+                      "map count %llu (%llu keys and values) at byte %zu exceeds the %zu "
+                      "remaining bytes", (unsigned long long)count, (unsigned long long)children,
+                      at, rest);
     if (children > rest)
-        return fail(s->err, s->errlen,
-                    "array count %llu at byte %zu exceeds the %zu remaining bytes",
-                    (unsigned long long)count, at, rest);
+        return q_fail(s->err, s->errlen,
+                      "array count %llu at byte %zu exceeds the %zu remaining bytes",
+                      (unsigned long long)count, at, rest);
     if (s->depth >= s->b->max_depth)
-        return fail(s->err, s->errlen, "nesting deeper than %u at byte %zu",
-                    s->b->max_depth, at);
+        return q_fail(s->err, s->errlen, "nesting deeper than %u at byte %zu",
+                      s->b->max_depth, at);
     if (children > s->b->max_objects - s->objects)
-        return fail(s->err, s->errlen, "more than %zu objects (at byte %zu)",
-                    s->b->max_objects, at);
+        return q_fail(s->err, s->errlen, "more than %zu objects (at byte %zu)",
+                      s->b->max_objects, at);
     s->objects += (size_t)children;
     if (children == 0)
         return 0;
@@ -153,7 +145,7 @@ static int scan_item(scan *s)
     size_t rest;
 
     if (h.kind == K_INVALID)
-        return fail(s->err, s->errlen, "not msgpack (type byte 0x%02x at byte %zu)", t, at);
+        return q_fail(s->err, s->errlen, "not msgpack (type byte 0x%02x at byte %zu)", t, at);
     if (s->len - at - 1 < hdr)
         return truncated(s, at);
     n = h.lenbytes ? be(s->p + at + 1, h.lenbytes) : h.n;
@@ -168,9 +160,9 @@ static int scan_item(scan *s)
     case K_BIN:
     case K_EXT:
         if (n > rest)
-            return fail(s->err, s->errlen,
-                        "%s of %llu bytes at byte %zu exceeds the %zu remaining bytes",
-                        body_name[h.kind], (unsigned long long)n, at, rest);
+            return q_fail(s->err, s->errlen,
+                          "%s of %llu bytes at byte %zu exceeds the %zu remaining bytes",
+                          body_name[h.kind], (unsigned long long)n, at, rest);
         break;
     default:
         return open_container(s, at, h.kind, n);
@@ -179,35 +171,99 @@ static int scan_item(scan *s)
     return 0;
 }
 
+/* Reads one whole object at s->off: an item and, when it opens a
+ * container, everything inside. Containers open on entry are left alone:
+ * the caller counts the object as one of their children. Returns 0, or -1
+ * at the first item refused. */
+static int scan_object(scan *s)
+{
+    unsigned base = s->depth;
+    int r;
+
+    do {
+        if (s->off == s->len)
+            return truncated(s, s->len);
+        r = scan_item(s);
+        if (r < 0)
+            return -1;
+        if (r == 0) /* complete: close every container it completes */
+            while (s->depth > base && --s->left[s->depth - 1] == 0)
+                s->depth--;
+    } while (s->depth > base);
+    return 0;
+}
+
+/* The checks made before the first byte is read. */
+static int scan_start(scan *s)
+{
+    if (s->b->max_depth > Q_DEPTH_MAX)
+        return q_fail(s->err, s->errlen, "bounds: max_depth %u exceeds %d", s->b->max_depth,
+                      Q_DEPTH_MAX);
+    if (s->len > s->b->max_job_bytes)
+        return q_fail(s->err, s->errlen, "%zu bytes exceeds the %zu-byte limit", s->len,
+                      s->b->max_job_bytes);
+    if (s->b->max_objects < 1)
+        return q_fail(s->err, s->errlen, "more than 0 objects (at byte 0)");
+    s->objects = 1;
+    return 0;
+}
+
 int q_prescan(const void *buf, size_t len, const q_bounds *b, char *err, size_t errlen)
 {
     scan s = {.p = buf, .len = len, .b = b, .err = err, .errlen = errlen};
-    int r;
 
-    if (b->max_depth > Q_DEPTH_MAX)
-        return fail(err, errlen, "bounds: max_depth %u exceeds %d", b->max_depth, Q_DEPTH_MAX);
-    if (len > b->max_job_bytes)
-        return fail(err, errlen, "%zu bytes exceeds the %zu-byte limit", len, b->max_job_bytes);
-    if (b->max_objects < 1)
-        return fail(err, errlen, "more than 0 objects (at byte 0)");
-    s.objects = 1;
-    for (;;) {
-        if (s.off == len)
-            return truncated(&s, len);
-        r = scan_item(&s);
-        if (r < 0)
-            return -1;
-        if (r == 1)
-            continue;
-        while (s.depth > 0 && --s.left[s.depth - 1] == 0)
-            s.depth--;
-        if (s.depth == 0)
-            break;
-    }
+    if (scan_start(&s) < 0 || scan_object(&s) < 0)
+        return -1;
     if (s.off != len)
-        return fail(err, errlen, "trailing bytes after the object (byte %zu of %zu)",
-                    s.off, len);
+        return q_fail(err, errlen, "trailing bytes after the object (byte %zu of %zu)",
+                      s.off, len);
     return 0;
+}
+
+/* When the object read from byte `from` up to byte `to` is a str or bin,
+ * points *p and *n at its body and returns true. */
+static bool raw_bytes(const scan *s, size_t from, size_t to, const char **p, size_t *n)
+{
+    head h = classify(s->p[from]);
+
+    if (h.kind != K_STR && h.kind != K_BIN)
+        return false;
+    *p = (const char *)s->p + from + 1 + h.lenbytes;
+    *n = to - from - 1 - h.lenbytes;
+    return true;
+}
+
+unsigned q_prescan_lookup(const void *buf, size_t len, const q_bounds *b, const char *name,
+                          const char **val, size_t *vlen)
+{
+    scan s = {.p = buf, .len = len, .b = b}; /* no err: the reasons are not wanted */
+    size_t nlen = strlen(name), key, value;
+    unsigned hits = 0;
+    uint64_t left;
+    const char *p;
+    size_t n;
+
+    *val = NULL;
+    *vlen = 0;
+    if (scan_start(&s) < 0 || len == 0 || classify(s.p[0]).kind != K_MAP ||
+        scan_item(&s) != 1)
+        return 0; /* not a map, refused at its header, or empty */
+    /* scan_object leaves the map open: its keys and values are counted here. */
+    for (left = s.left[0]; left > 0; left -= 2) {
+        key = s.off;
+        if (scan_object(&s) < 0)
+            break;
+        value = s.off;
+        bool match = raw_bytes(&s, key, value, &p, &n) && n == nlen && memcmp(p, name, n) == 0;
+        hits += match;
+        if (scan_object(&s) < 0)
+            break;
+        if (match && hits == 1 && raw_bytes(&s, value, s.off, &p, &n)) {
+            *val = p;
+            *vlen = n;
+        }
+    }
+    return hits;
 }
 
 int q_unpack(const void *buf, size_t len, const q_bounds *b, msgpack_unpacked *out,
@@ -221,10 +277,10 @@ int q_unpack(const void *buf, size_t len, const q_bounds *b, msgpack_unpacked *o
         return -1;
     rc = msgpack_unpack_next(out, buf, len, &off);
     if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
-        return fail(err, errlen, "out of memory unpacking %zu bytes", len);
+        return q_fail(err, errlen, "out of memory unpacking %zu bytes", len);
     if (rc != MSGPACK_UNPACK_SUCCESS || off != len)
-        return fail(err, errlen, "not msgpack (rejected by msgpack-c at byte %zu of %zu)",
-                    off, len);
+        return q_fail(err, errlen, "not msgpack (rejected by msgpack-c at byte %zu of %zu)",
+                      off, len);
     return 0;
 }
 

@@ -21,8 +21,7 @@
 
 #include <msgpack.h>
 
-/* A size for err buffers that holds every message of queue/ untruncated. */
-#define Q_ERR_LEN 256
+#include "queue/common.h"
 
 /* msgpack-c's fixed parse stack (MSGPACK_EMBED_STACK_SIZE): deeper input
  * fails with NOMEM, so max_depth may not exceed it. */
@@ -47,6 +46,18 @@ void q_bounds_default(q_bounds *b);
  * nothing. Returns 0, or -1 with the reason in err (also for bounds whose
  * max_depth exceeds Q_DEPTH_MAX). */
 int q_prescan(const void *buf, size_t len, const q_bounds *b, char *err, size_t errlen);
+
+/* Best effort, for bytes q_prescan refused: looks for key `name` among the
+ * entries of the top-level map of buf[0..len) that come before the first
+ * object q_prescan would refuse. The walk applies q_prescan's checks with
+ * the same bounds and stops at that object; a key counts once it is itself
+ * well-formed, even if its value is not. Returns how many keys equal to
+ * `name` (str or bin) were seen; *val and *vlen give the value of the first
+ * one when that value is a whole str or bin, else *val is NULL. Returns 0
+ * when the top-level value is not a map, when len exceeds max_job_bytes
+ * and when b is invalid. One linear pass; allocates nothing. */
+unsigned q_prescan_lookup(const void *buf, size_t len, const q_bounds *b, const char *name,
+                          const char **val, size_t *vlen);
 
 /* q_prescan, then msgpack_unpack_next into *out. Always initialises *out:
  * the caller calls msgpack_unpacked_destroy(out) whatever the result.

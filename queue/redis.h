@@ -38,9 +38,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "queue/common.h"
+
 struct redisReply; /* hiredis; include <hiredis/hiredis.h> to read replies */
 
-#define Q_ERR_LEN 256
 #define Q_BLOCK_MAX_MS 2000 /* longest server-side block of any command */
 #define Q_ARGS_MAX 96       /* arguments of one command */
 #define Q_ARGS_NUMS 16      /* of which formatted integers */

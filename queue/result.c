@@ -14,11 +14,12 @@
  */
 #include "queue/result.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "queue/codec_util.h"
+#include "queue/err.h"
 #include "queue/prescan.h"
 
 /* Result keys; the interactor map uses the first PROC_KEYS of them. */
@@ -34,97 +35,42 @@ static const char *const result_keys[RESULT_KEYS] = {
 /* NULs for the strings and buffers outside isolation, with room to spare. */
 #define FIXED_COPIES 16
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        (void)vsnprintf(err, errlen, fmt, ap); /* truncation is acceptable */
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Encoding. */
 
-typedef struct enc {
-    msgpack_packer pk;
-    char *err;
-    size_t errlen;
-} enc;
-
-static int packed(enc *e, int rc)
+/* A str, or nil for NULL. */
+static int put_str(q_enc *e, const char *key, const char *s)
 {
-    return rc < 0 ? fail(e->err, e->errlen, "result: out of memory") : 0;
-}
-
-static int put_key(enc *e, const char *key)
-{
-    return packed(e, msgpack_pack_str_with_body(&e->pk, key, strlen(key)));
-}
-
-static int put_str(enc *e, const char *key, const char *s)
-{
-    if (put_key(e, key) < 0)
+    if (q_enc_cstr(e, key) < 0)
         return -1;
-    if (!s)
-        return packed(e, msgpack_pack_nil(&e->pk));
-    return packed(e, msgpack_pack_str_with_body(&e->pk, s, strlen(s)));
+    return s ? q_enc_cstr(e, s) : q_enc_packed(e, msgpack_pack_nil(&e->pk));
 }
 
-static int put_bin(enc *e, const char *key, const void *p, size_t n)
+static int put_bin(q_enc *e, const char *key, const void *p, size_t n)
 {
-    /* msgpack-c casts the length to 32 bits without a check. */
+    /* Checked here too, to name the field: q_enc_bin's line cannot. */
     if (n > UINT32_MAX)
-        return fail(e->err, e->errlen, "%s: %zu bytes exceed msgpack's 32 bits", key, n);
-    if (put_key(e, key) < 0)
-        return -1;
-    return packed(e, msgpack_pack_bin_with_body(&e->pk, p, n));
+        return q_fail(e->err, e->errlen, "%s: %zu bytes exceed msgpack's 32 bits", key, n);
+    return q_enc_cstr(e, key) < 0 ? -1 : q_enc_bin(e, p, n);
 }
 
-static int put_uint(enc *e, const char *key, uint64_t v)
+static int put_int(q_enc *e, const char *key, bool has, int64_t v)
 {
-    return put_key(e, key) < 0 ? -1 : packed(e, msgpack_pack_uint64(&e->pk, v));
-}
-
-static int put_int(enc *e, const char *key, bool has, int64_t v)
-{
-    if (put_key(e, key) < 0)
+    if (q_enc_cstr(e, key) < 0)
         return -1;
-    return packed(e, has ? msgpack_pack_int64(&e->pk, v) : msgpack_pack_nil(&e->pk));
-}
-
-static int put_bool(enc *e, const char *key, bool v)
-{
-    if (put_key(e, key) < 0)
-        return -1;
-    return packed(e, v ? msgpack_pack_true(&e->pk) : msgpack_pack_false(&e->pk));
+    return q_enc_packed(e, has ? msgpack_pack_int64(&e->pk, v) : msgpack_pack_nil(&e->pk));
 }
 
 /* The PROC_KEYS entries of p, not a map header. */
-static int put_proc(enc *e, const q_proc_result *p)
+static int put_proc(q_enc *e, const q_proc_result *p)
 {
     if (put_str(e, "status", p->status) < 0 ||
         put_int(e, "exit_code", p->has_exit_code, p->exit_code) < 0 ||
         put_int(e, "signal", p->has_signal, p->signal) < 0 ||
         put_bin(e, "stderr", p->stderr_buf, p->stderr_len) < 0)
         return -1;
-    if (put_uint(e, "cpu_us", p->cpu_us) < 0 || put_uint(e, "wall_us", p->wall_us) < 0)
+    if (q_enc_uint(e, "cpu_us", p->cpu_us) < 0 || q_enc_uint(e, "wall_us", p->wall_us) < 0)
         return -1;
-    return put_uint(e, "memory_bytes", p->memory_bytes);
-}
-
-static int put_isolation(enc *e, const q_result *r)
-{
-    if (put_key(e, "isolation") < 0 || packed(e, msgpack_pack_array(&e->pk, r->nisolation)) < 0)
-        return -1;
-    for (size_t i = 0; i < r->nisolation; i++)
-        if (packed(e, msgpack_pack_str_with_body(&e->pk, r->isolation[i],
-                                                 strlen(r->isolation[i]))) < 0)
-            return -1;
-    return 0;
+    return q_enc_uint(e, "memory_bytes", p->memory_bytes);
 }
 
 static q_proc_result main_proc(const q_result *r)
@@ -133,23 +79,22 @@ static q_proc_result main_proc(const q_result *r)
                            r->stderr_buf, r->stderr_len, r->cpu_us, r->wall_us, r->memory_bytes};
 }
 
-static int put_result(enc *e, const q_result *r)
+static int put_result(q_enc *e, const q_result *r)
 {
     q_proc_result m = main_proc(r);
     size_t n = RESULT_KEYS - 2 + r->has_interactor + (r->transcript != NULL);
 
-    if (packed(e, msgpack_pack_map(&e->pk, n)) < 0 || put_str(e, "id", r->id) < 0 ||
-        put_proc(e, &m) < 0)
+    if (q_enc_map(e, n) < 0 || put_str(e, "id", r->id) < 0 || put_proc(e, &m) < 0)
         return -1;
     if (put_bin(e, "stdout", r->stdout_buf, r->stdout_len) < 0 ||
-        put_bool(e, "stdout_truncated", r->stdout_truncated) < 0 ||
-        put_bool(e, "stderr_truncated", r->stderr_truncated) < 0)
+        q_enc_bool(e, "stdout_truncated", r->stdout_truncated) < 0 ||
+        q_enc_bool(e, "stderr_truncated", r->stderr_truncated) < 0)
         return -1;
-    if (put_str(e, "worker", r->worker) < 0 || put_uint(e, "attempt", r->attempt) < 0 ||
-        put_str(e, "error", r->error) < 0 || put_isolation(e, r) < 0)
+    if (put_str(e, "worker", r->worker) < 0 || q_enc_uint(e, "attempt", r->attempt) < 0 ||
+        put_str(e, "error", r->error) < 0 ||
+        q_enc_strings(e, "isolation", r->isolation, r->nisolation) < 0)
         return -1;
-    if (r->has_interactor && (put_key(e, "interactor") < 0 ||
-                              packed(e, msgpack_pack_map(&e->pk, PROC_KEYS)) < 0 ||
+    if (r->has_interactor && (q_enc_cstr(e, "interactor") < 0 || q_enc_map(e, PROC_KEYS) < 0 ||
                               put_proc(e, &r->interactor) < 0))
         return -1;
     if (r->transcript && put_bin(e, "transcript", r->transcript, r->transcript_len) < 0)
@@ -160,9 +105,9 @@ static int put_result(enc *e, const q_result *r)
 static int check_proc(const q_proc_result *p, const char *pre, char *err, size_t errlen)
 {
     if (!p->status)
-        return fail(err, errlen, "%sstatus: NULL", pre);
+        return q_fail(err, errlen, "%sstatus: NULL", pre);
     if (!p->stderr_buf && p->stderr_len)
-        return fail(err, errlen, "%sstderr: NULL with %zu bytes", pre, p->stderr_len);
+        return q_fail(err, errlen, "%sstderr: NULL with %zu bytes", pre, p->stderr_len);
     return 0;
 }
 
@@ -172,28 +117,28 @@ static int check_result(const q_result *r, char *err, size_t errlen)
     q_proc_result m = main_proc(r);
 
     if (!r->id || !r->worker)
-        return fail(err, errlen, "%s: NULL", r->id ? "worker" : "id");
+        return q_fail(err, errlen, "%s: NULL", r->id ? "worker" : "id");
     if (check_proc(&m, "", err, errlen) < 0 ||
         (r->has_interactor && check_proc(&r->interactor, "interactor.", err, errlen) < 0))
         return -1;
     if (!r->stdout_buf && r->stdout_len)
-        return fail(err, errlen, "stdout: NULL with %zu bytes", r->stdout_len);
+        return q_fail(err, errlen, "stdout: NULL with %zu bytes", r->stdout_len);
     if (r->nisolation > UINT32_MAX || (r->nisolation && !r->isolation))
-        return fail(err, errlen, "isolation: NULL or too long (%zu)", r->nisolation);
+        return q_fail(err, errlen, "isolation: NULL or too long (%zu)", r->nisolation);
     for (size_t i = 0; i < r->nisolation; i++)
         if (!r->isolation[i])
-            return fail(err, errlen, "isolation[%zu]: NULL", i);
+            return q_fail(err, errlen, "isolation[%zu]: NULL", i);
     return 0;
 }
 
 int q_result_encode(const q_result *r, msgpack_sbuffer *out, char *err, size_t errlen)
 {
-    enc e = {.err = err, .errlen = errlen};
     size_t start = out->size;
+    q_enc e;
 
     if (check_result(r, err, errlen) < 0)
         return -1;
-    msgpack_packer_init(&e.pk, out, msgpack_sbuffer_write);
+    q_enc_init(&e, out, "result", err, errlen);
     if (put_result(&e, r) < 0) {
         out->size = start;
         return -1;
@@ -213,7 +158,7 @@ typedef struct dec {
 
 static int dfail(dec *d, const char *key, const char *why)
 {
-    return fail(d->err, d->errlen, "%s%s: %s", d->pre, key, why);
+    return q_fail(d->err, d->errlen, "%s%s: %s", d->pre, key, why);
 }
 
 /* A NUL-terminated copy of p[0..n) in the block. */
@@ -325,8 +270,8 @@ static int get_interactor(dec *d, const msgpack_object *o, q_result *r)
         return dfail(d, "interactor", "not a map");
     dups = q_map_fields(&o->via.map, result_keys, PROC_KEYS, v);
     if (dups)
-        return fail(d->err, d->errlen, "interactor: duplicate key \"%s\"",
-                    result_keys[__builtin_ctz(dups)]);
+        return q_fail(d->err, d->errlen, "interactor: duplicate key \"%s\"",
+                      result_keys[__builtin_ctz(dups)]);
     d->pre = "interactor.";
     rc = get_proc(d, v, &r->interactor);
     d->pre = "";
@@ -402,7 +347,7 @@ static int alloc_block(dec *d, const msgpack_object *iso, size_t len, q_result *
     d->cap = d->used + len + niso + FIXED_COPIES;
     d->base = malloc(d->cap);
     if (!d->base)
-        return fail(d->err, d->errlen, "result: out of memory for %zu bytes", d->cap);
+        return q_fail(d->err, d->errlen, "result: out of memory for %zu bytes", d->cap);
     r->priv = d->base;
     return 0;
 }
@@ -413,11 +358,11 @@ static int decode_root(dec *d, const msgpack_object *root, size_t len, q_result 
     unsigned dups;
 
     if (root->type != MSGPACK_OBJECT_MAP)
-        return fail(d->err, d->errlen, "result: not a map");
+        return q_fail(d->err, d->errlen, "result: not a map");
     dups = q_map_fields(&root->via.map, result_keys, RESULT_KEYS, v);
     if (dups)
-        return fail(d->err, d->errlen, "result: duplicate key \"%s\"",
-                    result_keys[__builtin_ctz(dups)]);
+        return q_fail(d->err, d->errlen, "result: duplicate key \"%s\"",
+                      result_keys[__builtin_ctz(dups)]);
     if (alloc_block(d, v[F_ISOLATION], len, r) < 0)
         return -1;
     return get_result(d, v, r);
@@ -434,7 +379,7 @@ int q_result_decode(const void *buf, size_t len, q_result *out, char *err, size_
     memset(out, 0, sizeof *out);
     q_bounds_default(&b);
     if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
-        rc = fail(err, errlen, "result: %s", why);
+        rc = q_fail(err, errlen, "result: %s", why);
     else
         rc = decode_root(&d, &up.data, len, out);
     msgpack_unpacked_destroy(&up);

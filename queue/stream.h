@@ -7,7 +7,10 @@
  *                   group "workers". An entry is XDEL'd when its job is
  *                   published or dead-lettered, so XLEN = waiting + running.
  *   P:result:<id>   list holding the result of job <id>, with a TTL; a
- *                   waiter BLPOPs it.
+ *                   waiter BLPOPs it. <id> is a job id by the rule of
+ *                   job_id.h ([A-Za-z0-9._:-]{1,128}), the one the job
+ *                   decoder applies, so a client never waits for a
+ *                   result no worker can publish.
  *   P:results       stream of every result (fields id, result), MAXLEN ~.
  *   P:dead          stream of dead letters (entry, job, reason), MAXLEN ~.
  *   P:stats         hash of counters: one per result status, `jobs` (all
@@ -41,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "queue/job_id.h"
 #include "queue/redis.h"
 
 #define Q_DEFAULT_PREFIX "gradeq"
@@ -48,7 +52,7 @@
 #define Q_ID_LEN 48          /* a stream entry id, NUL included */
 #define Q_PREFIX_MAX 64      /* [!-~]{1,64} */
 #define Q_NAME_MAX 64        /* consumer and worker names: [!-~]{1,64} */
-#define Q_JOB_ID_MAX 128     /* job ids: [!-~]{1,128} */
+#define Q_JOB_ID_MAX Q_ID_MAX /* job ids: [A-Za-z0-9._:-]{1,128} (job_id.h) */
 #define Q_STATUS_MAX 32      /* result statuses: [A-Z0-9_]{1,32} */
 #define Q_REASON_MAX 512     /* longer dead-letter reasons are cut */
 #define Q_TOUCH_MAX 64       /* entries per q_touch_many call */
@@ -104,7 +108,7 @@ int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char
 
 /* A job's encoded result (opaque bytes) and where it goes. */
 typedef struct q_delivery {
-    const char *job_id;      /* [!-~]{1,128}: the key P:result:<job_id> */
+    const char *job_id;      /* [A-Za-z0-9._:-]{1,128}: the key P:result:<job_id> */
     const char *status;      /* [A-Z0-9_]{1,32} but DEAD, LOST: counted in P:stats */
     const void *data;        /* opaque bytes */
     size_t len;

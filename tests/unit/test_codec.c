@@ -647,7 +647,8 @@ static void test_truncated(void **state)
     /* The last byte is `true`: without it the map lacks a value. */
     (void)snprintf(want, sizeof want, "job: not msgpack (truncated at byte %zu of %zu)",
                    sb.size - 1, sb.size - 1);
-    expect_job_error("last byte cut", sb.data, sb.size - 1, NULL, want, NULL);
+    /* id, argv and files came whole before the cut: the id is still read. */
+    expect_job_error("last byte cut", sb.data, sb.size - 1, NULL, want, "j1");
     /* Every shorter prefix fails too, with a job: line. */
     for (size_t n = 0; n < sb.size; n++) {
         assert_int_equal(q_job_decode(sb.data, n, NULL, &j, err, sizeof err), -1);
@@ -667,7 +668,7 @@ static void test_trailing_bytes(void **state)
     assert_int_equal(msgpack_sbuffer_write(&sb, "\xc0", 1), 0);
     (void)snprintf(want, sizeof want, "job: trailing bytes after the object (byte %zu of %zu)",
                    n, n + 1);
-    expect_job_error("trailing nil", sb.data, sb.size, NULL, want, NULL);
+    expect_job_error("trailing nil", sb.data, sb.size, NULL, want, "j1");
     msgpack_sbuffer_destroy(&sb);
 }
 
@@ -718,7 +719,7 @@ static void test_huge_count_header(void **state)
     }
     expect_job_error("inside a job", inner, sizeof inner - 1, NULL,
                      "job: array count 4294967295 at byte 12 exceeds the 2 remaining bytes",
-                     NULL);
+                     "j1");
     /* 3 entries fit in 5 bytes as a count, but 6 keys and values do not. */
     expect_job_error("small map", "\x83\x01\x02\x03\x04\x05", 6, NULL,
                      "job: map count 3 (6 keys and values) at byte 0 exceeds the 5 remaining "
@@ -821,6 +822,79 @@ static void test_id_kept_on_bad_job(void **state)
     q_job_free(&j);
     assert_false(j.has_id);
     msgpack_sbuffer_destroy(&sb);
+}
+
+/* Regression: bytes the prescan refuses were dead-lettered even when the id
+ * came whole before the refused object; the contract answers a bad job
+ * under its id whenever the id can be read. The id is looked for only in
+ * the top-level map's entries before the refused object, by the decoder's
+ * id rule (valid, and given once). */
+static void test_id_on_prescan_failure(void **state)
+{
+    /* {"id": "bad2", "argv": <array header claiming 4294967295 elements>} */
+    static const char bad2[] = "\x82\xa2id\xa4" "bad2" "\xa4" "argv\xdd\xff\xff\xff\xff";
+    static const char *const bad2_err =
+        "job: array count 4294967295 at byte 14 exceeds the 0 remaining bytes";
+    static const struct {
+        const char *label, *in;
+        size_t len;
+        const char *err, *id;
+    } cases[] = {
+#define CASE(label, in, err, id) {label, in, sizeof in - 1, err, id}
+        CASE("id after the bad field", "\x82\xa4" "argv\xdd\xff\xff\xff\xff\xa2id\xa4" "bad2",
+             "job: array count 4294967295 at byte 6 exceeds the 8 remaining bytes", NULL),
+        CASE("duplicate id", "\x83\xa2id\xa2j1\xa2id\xa2j2\xa4" "argv\xdd\xff\xff\xff\xff",
+             "job: array count 4294967295 at byte 18 exceeds the 0 remaining bytes", NULL),
+        CASE("second id's value refused", "\x82\xa2id\xa2j1\xa2id\xdb\x7f\xff\xff\xff",
+             "job: str of 2147483647 bytes at byte 10 exceeds the 0 remaining bytes", NULL),
+        CASE("id's own value refused", "\x81\xa2id\xa5j1",
+             "job: str of 5 bytes at byte 4 exceeds the 2 remaining bytes", NULL),
+        CASE("id as bin, key as bin", "\x82\xc4\x02id\xc4\x02j1\xa4" "argv\xdd\xff\xff\xff\xff",
+             "job: array count 4294967295 at byte 14 exceeds the 0 remaining bytes", "j1"),
+        CASE("id not valid", "\x82\xa2id\xa3" "a b\xa4" "argv\xdd\xff\xff\xff\xff",
+             "job: array count 4294967295 at byte 13 exceeds the 0 remaining bytes", NULL),
+        CASE("id not a string", "\x82\xa2id\x05\xa4" "argv\xdd\xff\xff\xff\xff",
+             "job: array count 4294967295 at byte 10 exceeds the 0 remaining bytes", NULL),
+        CASE("trailing bytes", "\x82\xa2id\xa2j1\xa4" "argv\x91\xa1x\xc0",
+             "job: trailing bytes after the object (byte 15 of 16)", "j1"),
+        CASE("not a map", "\x93\xa2id\xa2j1\xdd\xff\xff\xff\xff",
+             "job: array count 4294967295 at byte 7 exceeds the 0 remaining bytes", NULL),
+        CASE("map refused at its header", "\x84\xa2id\xa2j1",
+             "job: map count 4 (8 keys and values) at byte 0 exceeds the 6 remaining bytes",
+             NULL),
+        CASE("not msgpack", "\xc1\xa2id\xa2j1", "job: not msgpack (type byte 0xc1 at byte 0)",
+             NULL),
+#undef CASE
+    };
+    static const char two_args[] = "\x82\xa2id\xa2j1\xa4" "argv\x92\xa1x\xa1y";
+    struct mallinfo2 before, after;
+    unsigned char deep[64];
+    q_bounds b;
+
+    (void)state;
+    before = mallinfo2();
+    expect_job_error("bad2", bad2, sizeof bad2 - 1, NULL, bad2_err, "bad2");
+    after = mallinfo2(); /* the walk allocates nothing */
+    assert_true(after.hblkhd <= before.hblkhd && after.uordblks <= before.uordblks);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_job_error(cases[i].label, cases[i].in, cases[i].len, NULL, cases[i].err,
+                         cases[i].id);
+
+    /* The walk applies the same bounds: refused by depth or object count
+     * after the id, the id is read; the size limit comes first, so no id. */
+    memcpy(deep, "\x82\xa2id\xa2j1\xa4" "argv", 12);
+    memset(deep + 12, 0x91, sizeof deep - 13);
+    deep[sizeof deep - 1] = 0xc0;
+    expect_job_error("too deep", deep, sizeof deep, NULL, "job: nesting deeper than 16 at byte 27",
+                     "j1");
+    q_bounds_default(&b);
+    b.max_objects = 5;
+    expect_job_error("too many objects", two_args, sizeof two_args - 1, &b,
+                     "job: more than 5 objects (at byte 12)", "j1");
+    b.max_objects = 1000;
+    b.max_job_bytes = sizeof two_args - 2;
+    expect_job_error("too big", two_args, sizeof two_args - 1, &b,
+                     "job: 17 bytes exceeds the 16-byte limit", NULL);
 }
 
 /* ---- encoding errors ------------------------------------------------------- */
@@ -1041,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_prescan_bounds),
         cmocka_unit_test(test_depth_limit_matches_msgpack),
         cmocka_unit_test(test_id_kept_on_bad_job),
+        cmocka_unit_test(test_id_on_prescan_failure),
         cmocka_unit_test(test_job_encode_rejects),
         cmocka_unit_test(test_result_encode_rejects),
         cmocka_unit_test(test_bad_results),

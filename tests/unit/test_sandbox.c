@@ -187,7 +187,7 @@ static void loop_time_limit(void **state)
     assert_int_equal(run_prog("loop", NULL, &l, &r), 0);
     assert_status(&r, SBX_TIME_LIMIT);
     assert_true(r.cpu_us >= 300000);
-    assert_true(r.cpu_us < 300000 + 200000); /* generous: catches a missing watchdog */
+    assert_true(r.cpu_us < 1500000); /* generous: RLIMIT_CPU alone would kill at 2 s */
     sbx_result_free(&r);
 }
 

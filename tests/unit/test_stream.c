@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "queue/job.h"
 #include "queue/stream.h"
 #include "tests/lib/redis_server.h"
 
@@ -664,7 +665,7 @@ static void test_bad_arguments_write_nothing(void **state)
     assert_non_null(strstr(err, "worker name may only hold"));
     d = result_for("has space", "OK", "r", 1);
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
-    assert_non_null(strstr(err, "job id may only hold printable ASCII"));
+    assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
     d = result_for("ok-id", "OK", "r", 1);
     d.ttl_s = 0;
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
@@ -678,6 +679,69 @@ static void test_bad_arguments_write_nothing(void **state)
     assert_non_null(strstr(err, "prefix may only hold"));
     assert_int_equal(LL(c, "EXISTS", P ":stats", P ":results"), 0);
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), 1); /* still ours */
+    q_entry_free(&e);
+    q_conn_close(c);
+}
+
+/* Regression: stream.h allowed job ids of [!-~]{1,128} while the job
+ * decoder accepts only [A-Za-z0-9._:-]{1,128}, so a client could wait for
+ * "a/b", an id no worker can answer under. Now q_publish, q_dead and
+ * q_wait_result accept an id exactly when q_job_decode does. */
+static bool decoder_takes(const char *id)
+{
+    char err[Q_ERR_LEN] = "", buf[16 + Q_ID_MAX + 1];
+    size_t n = strlen(id), o = 6;
+    q_job j;
+    assert_true(n <= Q_ID_MAX + 1);
+    memcpy(buf, "\x82\xa2id\xd9", 5); /* {"id": <str8 id>, "argv": ["x"]} */
+    buf[5] = (char)n;
+    memcpy(buf + o, id, n);
+    o += n;
+    memcpy(buf + o, "\xa4" "argv\x91\xa1x", 8);
+    int rc = q_job_decode(buf, o + 8, NULL, &j, err, sizeof err);
+    q_job_free(&j);
+    return rc == 0;
+}
+
+static void test_job_id_rule_is_the_decoders(void **state)
+{
+    (void)state;
+    q_conn *c = open_conn();
+    char err[Q_ERR_LEN] = "", entry[Q_ID_LEN], id[Q_ID_MAX + 2];
+    submit(c, P, "x", 1, entry);
+    q_entry e;
+    fetch(c, P, "A", &e);
+    q_blob b;
+    /* Every one-byte id, then the longest id and one byte more. */
+    for (int i = 0; i < 258; i++) {
+        if (i < 256) {
+            id[0] = (char)(i ? i : 'a');
+            id[1] = '\0';
+        } else {
+            memset(id, 'i', Q_ID_MAX + 1);
+            id[Q_ID_MAX + (i - 256)] = '\0';
+        }
+        bool valid = decoder_takes(id);
+        assert_int_equal(valid, q_id_valid(id, strlen(id)));
+        q_delivery d = result_for(id, "OK", "r", 1);
+        q_dead_letter dl = { "x", 1, "why", 10, &d };
+        if (valid) {
+            assert_int_equal(q_wait_result(c, P, id, 1, &b, err, sizeof err), 0);
+            continue;
+        }
+        assert_int_equal(q_wait_result(c, P, id, 1, &b, err, sizeof err), -1);
+        assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
+        assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
+        assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
+        assert_int_equal(q_dead(c, P, "A", e.id, &dl, err, sizeof err), -1);
+        assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
+    }
+    assert_true(decoder_takes("sub-42:run.1_A") && !decoder_takes("a/b") && !decoder_takes(""));
+    assert_int_equal(LL(c, "EXISTS", P ":stats", P ":results", P ":dead"), 0);
+    q_delivery d = result_for("sub-42:run.1_A", "OK", "r", 1);
+    assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), 1); /* still ours */
+    assert_int_equal(q_wait_result(c, P, "sub-42:run.1_A", 1000, &b, err, sizeof err), 1);
+    q_blob_free(&b);
     q_entry_free(&e);
     q_conn_close(c);
 }
@@ -784,6 +848,7 @@ int main(void)
         T(test_hash_tag_prefix),
         T(test_fetch_recreates_deleted_group),
         T(test_bad_arguments_write_nothing),
+        T(test_job_id_rule_is_the_decoders),
         cmocka_unit_test_setup_teardown(test_pending_survives_restart, own_aof_server, own_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,37 @@
+/* job_decode.h -- internal to queue/: what job_decode.c and job_files.c
+ * share while decoding one job.
+ *
+ * A q_job_dec carries the bounds and the caller's err buffer through the
+ * decoding functions; each of them returns 0, or -1 with one line in err
+ * naming the field (prefixed by `pre`: "" or "interactor.").
+ */
+#ifndef GRADEQ_QUEUE_JOB_DECODE_H
+#define GRADEQ_QUEUE_JOB_DECODE_H
+
+#include <msgpack.h>
+
+#include "queue/err.h"
+#include "queue/job.h"
+
+typedef struct q_job_dec {
+    const q_bounds *b;
+    char *err;
+    size_t errlen;
+} q_job_dec;
+
+#define DFAIL(d, ...) q_fail((d)->err, (d)->errlen, __VA_ARGS__)
+
+/* "PREFIELD: out of memory"; returns -1. */
+static inline int q_job_oom(q_job_dec *d, const char *pre, const char *field)
+{
+    return DFAIL(d, "%s%s: out of memory", pre, field);
+}
+
+/* Decodes the files map `o` (NULL: absent) of one program into pg: every
+ * path checked (relative, no empty, "." or ".." component, no NUL, at most
+ * Q_PATH_MAX bytes), none given twice, none a directory of another. The
+ * contents borrow from the input. On failure pg holds what q_job_free
+ * releases. (job_files.c) */
+int q_job_decode_files(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d);
+
+#endif
