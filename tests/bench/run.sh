@@ -1,0 +1,45 @@
+#!/bin/sh
+# run.sh -- `make bench`: runs each benchmark of build dir $B in turn and
+# prints its table. Exits non-zero if a benchmark is missing, fails or runs
+# past its time bound (the whole run stays under ~6 minutes on 2 cores).
+#
+#   BENCH_SANDBOX_N      iterations of bench_sandbox (default 500)
+#   BENCH_WORKER_ARGS    options of bench_worker (default: none; see
+#                        bench_worker -h, e.g. "-n 2000 -L 60")
+#
+# Benchmarks need root (full isolation). Their scratch files (the private
+# redis-server, worker logs) live in one temporary directory removed at exit,
+# even when a benchmark is killed.
+B=${B:-build}
+export GRADEQ_BIN="$B" GRADEQ_PROGS="$B/progs"
+T=$(mktemp -d /tmp/gradeq-bench.XXXXXX) || exit 1
+export TMPDIR="$T"
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+failed=""
+# run NAME SECONDS ARGS...: one benchmark under an outer time bound.
+run() {
+    name=$1; limit=$2; shift 2
+    echo "=== $name $*"
+    if [ ! -x "$B/bench/$name" ]; then
+        echo "$B/bench/$name: not built"
+        failed="$failed $name"
+        return
+    fi
+    start=$(date +%s)
+    timeout --kill-after=10 "$limit" "$B/bench/$name" "$@"
+    rc=$?
+    [ $rc -eq 124 ] && echo "$name: killed after ${limit} s"
+    [ $rc -ne 0 ] && failed="$failed $name"
+    echo "=== $name: exit $rc in $(( $(date +%s) - start )) s"
+}
+
+run bench_sandbox 90 "${BENCH_SANDBOX_N:-500}"
+# shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
+run bench_worker 270 ${BENCH_WORKER_ARGS:-}
+
+if [ -n "$failed" ]; then
+    echo "bench failed:$failed"
+    exit 1
+fi
