@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <hiredis/hiredis.h>
-
 #include "queue/dead.h"
+#include "queue/err.h"
+#include "queue/stream_internal.h"
 
 static const q_script list_script = {
     "dead-list",
@@ -47,32 +47,20 @@ static const q_script purge_script = {
     "return n\n",
 };
 
-static void key(char *out, size_t size, const char *prefix, const char *name)
+/* The dead-letter key, after checking the prefix like every queue call. */
+static int dead_key(char out[Q_KEY_MAX], const char *prefix, char *err, size_t errlen)
 {
-    snprintf(out, size, "%s:%s", prefix, name);
-}
-
-static void copy(char *dst, size_t cap, const redisReply *r)
-{
-    size_t n = r && r->type == REDIS_REPLY_STRING ? r->len : 0;
-    if (n >= cap)
-        n = cap - 1;
-    if (n)
-        memcpy(dst, r->str, n);
-    dst[n] = 0;
-}
-
-static int bad_reply(redisReply *r, const char *what, char *err, size_t errlen)
-{
-    freeReplyObject(r);
-    snprintf(err, errlen, "redis: unexpected reply to %s", what);
-    return -1;
+    if (q_check_token("prefix", prefix, Q_PREFIX_MAX, err, errlen) < 0)
+        return -1;
+    q_mkkey(out, prefix, "dead", NULL);
+    return 0;
 }
 
 int q_dead_list(q_conn *c, const char *prefix, size_t n, q_dead_info *out, char *err, size_t errlen)
 {
-    char k[Q_PREFIX_MAX + 8];
-    key(k, sizeof k, prefix, "dead");
+    char k[Q_KEY_MAX];
+    if (dead_key(k, prefix, err, errlen) < 0)
+        return -1;
     q_args a;
     q_args_init(&a);
     q_args_str(&a, k);
@@ -82,14 +70,14 @@ int q_dead_list(q_conn *c, const char *prefix, size_t n, q_dead_info *out, char 
     if (!r)
         return -1;
     if (r->type != REDIS_REPLY_ARRAY || r->elements > Q_DEAD_LIST_MAX)
-        return bad_reply(r, "dead-list", err, errlen);
+        return q_bad_reply(r, "dead-list", err, errlen);
     for (size_t i = 0; i < r->elements; i++) {
         redisReply *e = r->element[i];
         if (e->type != REDIS_REPLY_ARRAY || e->elements != 4)
-            return bad_reply(r, "dead-list", err, errlen);
-        copy(out[i].id, sizeof out[i].id, e->element[0]);
-        copy(out[i].entry, sizeof out[i].entry, e->element[1]);
-        copy(out[i].reason, sizeof out[i].reason, e->element[2]);
+            return q_bad_reply(r, "dead-list", err, errlen);
+        q_copy_str(out[i].id, sizeof out[i].id, e->element[0]);
+        q_copy_str(out[i].entry, sizeof out[i].entry, e->element[1]);
+        q_copy_str(out[i].reason, sizeof out[i].reason, e->element[2]);
         out[i].job_len = e->element[3]->type == REDIS_REPLY_INTEGER ? e->element[3]->integer : -1;
     }
     int count = (int)r->elements;
@@ -100,8 +88,9 @@ int q_dead_list(q_conn *c, const char *prefix, size_t n, q_dead_info *out, char 
 int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info, q_blob *job, char *err,
                size_t errlen)
 {
-    char k[Q_PREFIX_MAX + 8];
-    key(k, sizeof k, prefix, "dead");
+    char k[Q_KEY_MAX];
+    if (dead_key(k, prefix, err, errlen) < 0 || q_check_token("dead-letter id", id, Q_ID_LEN - 1, err, errlen) < 0)
+        return -1;
     q_args a;
     q_args_init(&a);
     q_args_str(&a, "XRANGE");
@@ -112,17 +101,17 @@ int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info,
     if (!r)
         return -1;
     if (r->type != REDIS_REPLY_ARRAY)
-        return bad_reply(r, "XRANGE", err, errlen);
+        return q_bad_reply(r, "XRANGE", err, errlen);
     if (r->elements == 0) {
         freeReplyObject(r);
         return 0;
     }
     redisReply *e = r->element[0];
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY)
-        return bad_reply(r, "XRANGE", err, errlen);
+        return q_bad_reply(r, "XRANGE", err, errlen);
     memset(info, 0, sizeof *info);
     info->job_len = -1;
-    copy(info->id, sizeof info->id, e->element[0]);
+    q_copy_str(info->id, sizeof info->id, e->element[0]);
     memset(job, 0, sizeof *job);
     redisReply *f = e->element[1];
     for (size_t i = 0; i + 1 < f->elements; i += 2) {
@@ -130,9 +119,9 @@ int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info,
         if (name->type != REDIS_REPLY_STRING)
             continue;
         if (strcmp(name->str, "entry") == 0)
-            copy(info->entry, sizeof info->entry, val);
+            q_copy_str(info->entry, sizeof info->entry, val);
         else if (strcmp(name->str, "reason") == 0)
-            copy(info->reason, sizeof info->reason, val);
+            q_copy_str(info->reason, sizeof info->reason, val);
         else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING) {
             job->data = val->str;
             job->len = val->len;
@@ -146,9 +135,10 @@ int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info,
 int q_dead_requeue(q_conn *c, const char *prefix, const char *id, char entry_out[Q_ID_LEN], char *err,
                    size_t errlen)
 {
-    char dead[Q_PREFIX_MAX + 8], jobs[Q_PREFIX_MAX + 8];
-    key(dead, sizeof dead, prefix, "dead");
-    key(jobs, sizeof jobs, prefix, "jobs");
+    char dead[Q_KEY_MAX], jobs[Q_KEY_MAX];
+    if (dead_key(dead, prefix, err, errlen) < 0 || q_check_token("dead-letter id", id, Q_ID_LEN - 1, err, errlen) < 0)
+        return -1;
+    q_mkkey(jobs, prefix, "jobs", NULL);
     q_args a;
     q_args_init(&a);
     q_args_str(&a, dead);
@@ -162,16 +152,17 @@ int q_dead_requeue(q_conn *c, const char *prefix, const char *id, char entry_out
         return 0;
     }
     if (r->type != REDIS_REPLY_STRING)
-        return bad_reply(r, "dead-requeue", err, errlen);
-    copy(entry_out, Q_ID_LEN, r);
+        return q_bad_reply(r, "dead-requeue", err, errlen);
+    q_copy_str(entry_out, Q_ID_LEN, r);
     freeReplyObject(r);
     return 1;
 }
 
 long long q_dead_purge(q_conn *c, const char *prefix, char *err, size_t errlen)
 {
-    char k[Q_PREFIX_MAX + 8];
-    key(k, sizeof k, prefix, "dead");
+    char k[Q_KEY_MAX];
+    if (dead_key(k, prefix, err, errlen) < 0)
+        return -1;
     q_args a;
     q_args_init(&a);
     q_args_str(&a, k);
@@ -179,7 +170,7 @@ long long q_dead_purge(q_conn *c, const char *prefix, char *err, size_t errlen)
     if (!r)
         return -1;
     if (r->type != REDIS_REPLY_INTEGER)
-        return bad_reply(r, "dead-purge", err, errlen);
+        return q_bad_reply(r, "dead-purge", err, errlen);
     long long n = r->integer;
     freeReplyObject(r);
     return n;

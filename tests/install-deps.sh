@@ -2,7 +2,7 @@
 # Installs the Debian packages the build, the tests and the demo need, when
 # any is missing. Safe to run again: it does nothing when all are there.
 set -e
-PKGS="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev libcmocka-dev redis-server clang libclang-rt-14-dev iproute2 procps curl"
+PKGS="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev libcmocka-dev redis-server clang libclang-rt-14-dev iproute2 procps curl python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

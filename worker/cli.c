@@ -25,6 +25,9 @@ const char wk_cli_run_help[] =
     "                      program's stdin and the program's stdout its stdin;\n"
     "                      --stdin becomes its file `input`; exit 0 OK, 1 WRONG_ANSWER\n"
     "  --interactor-file NAME=PATH  a file for the interactor's /box (repeatable)\n"
+    "  --transcript SIZE   keep up to SIZE bytes of what the two said, each chunk\n"
+    "                      as \"> N\" (program to interactor) or \"< N\", a newline,\n"
+    "                      N bytes, a newline\n"
     "  --json              print the result as one JSON object\n"
     "SIZE is bytes or a number with K, M or G (binary units).\n";
 
@@ -209,6 +212,12 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
             return -1;
         c->spec.stdin_data = c->stdin_buf;
         c->spec.stdin_len = len;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--transcript") == 0) {
+        if (wk_parse_size(v, &c->transcript_bytes) < 0 || c->transcript_bytes > (1u << 30))
+            return snprintf(err, errlen, "--transcript needs a SIZE up to 1G"), -1;
         (*i)++;
         return 1;
     }

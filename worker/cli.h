@@ -32,6 +32,7 @@ typedef struct wk_cli_run {
     char *inter_argv[64];
     sbx_file inter_files[64];
     size_t ninter_files;
+    uint64_t transcript_bytes; /* --transcript SIZE */
     bool json;
     bool require_isolation;
 } wk_cli_run;

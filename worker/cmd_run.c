@@ -32,7 +32,7 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
     c->spec.stdin_data = NULL;
     c->spec.stdin_len = 0;
     wk_pair pair;
-    int rc = wk_run_pair(box, &c->spec, ibox, &inter, &pair);
+    int rc = wk_run_pair(box, &c->spec, ibox, &inter, (size_t)c->transcript_bytes, &pair);
     wk_pair_to_wire(&pair, NULL, NULL, 0, names, w);
     c->json ? wk_print_json(stdout, w) : wk_print_plain(w);
     wk_pair_free(&pair);

@@ -97,6 +97,8 @@ void wk_pair_to_wire(const wk_pair *p, const char *id, const char *worker, uint6
     out->error = p->message[0] ? p->message : NULL;
     const sbx_result *i = &p->inter;
     out->has_interactor = true;
+    out->transcript = p->transcript;
+    out->transcript_len = p->transcript_len;
     out->interactor = (q_proc_result){
         .status = sbx_status_name(i->status), .has_exit_code = i->exit_code >= 0, .exit_code = i->exit_code,
         .has_signal = i->signal != 0, .signal = i->signal, .stderr_buf = i->stderr_buf,

@@ -113,7 +113,7 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
         return 1;
     prog->stdin_data = NULL;
     prog->stdin_len = 0;
-    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, pair);
+    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, (size_t)job->transcript_bytes, pair);
     free(ifiles);
     return rc;
 }

@@ -2,8 +2,9 @@
  *
  * The two talk through direct pipes, not through this process: a relay
  * costs a copy and two wake-ups per message (go-judge measured a userspace
- * relay 8.8x slower than a direct pipe). Both are pinned to the same CPU,
- * where a pipe round trip is several times faster than across CPUs.
+ * relay 8.8x slower than a direct pipe), paid only when a transcript is
+ * asked for (relay.c). Both are pinned to the same CPU, where a pipe round
+ * trip is several times faster than across CPUs.
  *
  * VERDICT. The program's own failures first (limits, crashes, a non-zero
  * exit), except a SIGPIPE after the interactor had finished: writing to a
@@ -18,10 +19,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "worker/interact.h"
+#include "worker/relay.h"
 
 typedef struct side {
     sbx_box *box;
@@ -84,45 +87,70 @@ static void decide(wk_pair *p)
     }
 }
 
-int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec *inter, wk_pair *out)
+int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec *inter, size_t transcript_bytes,
+                wk_pair *out)
 {
     memset(out, 0, sizeof *out);
+    int pfd[2], ifd[2]; /* [0] stdin, [1] stdout of each side */
+    wk_relay relay;
+    bool relayed = transcript_bytes > 0;
     int to_inter[2], to_prog[2];
-    if (pipe2(to_inter, O_CLOEXEC) < 0 || (pipe2(to_prog, O_CLOEXEC) < 0 && (close(to_inter[0]), close(to_inter[1]), 1))) {
-        out->status = "SANDBOX_ERROR";
-        snprintf(out->message, sizeof out->message, "pipe: %s", strerror(errno));
-        return -1;
+    if (relayed) {
+        if (wk_relay_start(&relay, transcript_bytes, pfd, ifd) < 0)
+            goto no_pipes;
+    } else {
+        if (pipe2(to_inter, O_CLOEXEC) < 0)
+            goto no_pipes;
+        if (pipe2(to_prog, O_CLOEXEC) < 0) {
+            close(to_inter[0]);
+            close(to_inter[1]);
+            goto no_pipes;
+        }
+        pfd[0] = to_prog[0];
+        pfd[1] = to_inter[1];
+        ifd[0] = to_inter[0];
+        ifd[1] = to_prog[1];
     }
     /* Each run takes its two fds over and closes them once its program
      * has them: when one side exits, the other reads end-of-file. */
-    prog->use_stdin_fd = inter->use_stdout_fd = true;
-    prog->use_stdout_fd = inter->use_stdin_fd = true;
-    prog->stdin_fd = to_prog[0];
-    prog->stdout_fd = to_inter[1];
-    inter->stdin_fd = to_inter[0];
-    inter->stdout_fd = to_prog[1];
+    prog->use_stdin_fd = prog->use_stdout_fd = inter->use_stdin_fd = inter->use_stdout_fd = true;
+    prog->stdin_fd = pfd[0];
+    prog->stdout_fd = pfd[1];
+    inter->stdin_fd = ifd[0];
+    inter->stdout_fd = ifd[1];
     prog->pin_cpu = inter->pin_cpu = true;
     prog->cpu = inter->cpu = sbx_box_slot(prog_box);
     side is = { inter_box, inter, &out->inter, 0 }, ps = { prog_box, prog, &out->prog, 0 };
     pthread_t t;
     if (pthread_create(&t, NULL, run_side, &is) != 0) {
-        close(to_inter[0]);
-        close(to_prog[1]);
-        is.rc = -1;
+        for (int i = 0; i < 2; i++) {
+            close(pfd[i]);
+            close(ifd[i]);
+        }
         out->inter.status = SBX_SANDBOX_ERROR;
         snprintf(out->inter.error, sizeof out->inter.error, "cannot start the interactor's thread");
-        close(to_prog[0]);
-        close(to_inter[1]);
     } else {
         run_side(&ps);
         pthread_join(t, NULL);
     }
+    if (relayed) {
+        wk_relay_join(&relay);
+        out->transcript = relay.buf;
+        out->transcript_len = relay.len;
+        out->transcript_truncated = relay.truncated;
+    }
     decide(out);
     return strcmp(out->status, "SANDBOX_ERROR") == 0 ? -1 : 0;
+no_pipes:
+    out->status = "SANDBOX_ERROR";
+    snprintf(out->message, sizeof out->message, "pipes for the interactor: %s", strerror(errno));
+    return -1;
 }
 
 void wk_pair_free(wk_pair *p)
 {
     sbx_result_free(&p->prog);
     sbx_result_free(&p->inter);
+    free(p->transcript);
+    p->transcript = NULL;
 }

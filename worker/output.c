@@ -86,6 +86,11 @@ void wk_print_json(FILE *f, const q_result *r)
         fprintf(f, "\",\"cpu_us\":%llu,\"wall_us\":%llu,\"memory_bytes\":%llu},", (unsigned long long)i->cpu_us,
                 (unsigned long long)i->wall_us, (unsigned long long)i->memory_bytes);
     }
+    if (r->transcript) {
+        fputs("\"transcript\":\"", f);
+        wk_base64(f, r->transcript, r->transcript_len);
+        fputs("\",", f);
+    }
     fputs("\"error\":", f);
     r->error ? wk_json_string(f, r->error) : (void)fputs("null", f);
     fputs(",\"isolation\":[", f);

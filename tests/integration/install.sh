@@ -20,7 +20,7 @@ check "modes: programs 0755, the rest 0644" '[ "$(stat -c %a "$D/usr/bin/gradeq"
     [ "$(cd "$D" && find . -type f ! -name gradeq ! -name gradeq-worker ! -name "*.sh" -exec stat -c %a {} + | sort -u)" = 644 ]'
 check "installed commands run" '"$D/usr/bin/gradeq" --help >/dev/null && "$D/usr/sbin/gradeq-worker" --help >/dev/null'
 check "units start the installed worker" '[ "$(grep -h ^ExecStart= "$D"/usr/lib/systemd/system/*.service | sort -u)" = "ExecStart=/usr/sbin/gradeq-worker" ]'
-check "template differs only in name and env file" '[ "$(diff deploy/systemd/gradeq-worker.service deploy/systemd/gradeq-worker@.service | grep "^[<>] [^#]")" = "$(printf "%s\n" "< Description=gradeq grading worker" "< EnvironmentFile=/etc/gradeq/worker.env" "> Description=gradeq grading worker (%i)" "> EnvironmentFile=/etc/gradeq/%i.env")" ]'
+check "template differs only in name and env file" '[ "$(diff deploy/systemd/gradeq-worker.service deploy/systemd/gradeq-worker@.service | grep "^[<>] [^#]" | sort)" = "$(printf "%s\n" "< Description=gradeq grading worker" "< EnvironmentFile=/etc/gradeq/worker.env" "> Description=gradeq grading worker (%i)" "> EnvironmentFile=/etc/gradeq/%i.env" | sort)" ]'
 
 D2=$T/root2
 make -s --no-print-directory install B="$B" DESTDIR="$D2" >/dev/null 2>&1

@@ -30,6 +30,14 @@ check "100,000 one-line round trips" \
 check "JSON carries the interactor" \
     '"$G" run --json --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\",\"exit_code\":0"'
 
+b64field() { python3 -c "import json,sys,base64; print(base64.b64decode(json.load(sys.stdin).get('$1','')).decode('latin-1'))"; }
+t=$("$G" run --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
+check "transcript: both directions, tagged"     'echo "$t" | grep -q "^> 9\$" && echo "$t" | grep -q "^? 500000\$" && echo "$t" | grep -q "^< 2\$"'
+t=$("$G" run --json --transcript 100 --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
+check "transcript: capped" '[ "$(printf %s "$t" | wc -c)" -le 100 ]'
+check "transcript: the verdict unchanged by the relay" \
+    '"$G" run --transcript 1K --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
+
 # The same through Redis jobs.
 start_redis || exit 1
 start_worker wi --threads 2
@@ -41,4 +49,6 @@ check "job: INTERACTOR_ERROR through Redis" \
     '"$G" submit --wait 30 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
 check "job: the interactor in the result" \
     '"$G" submit --wait 30 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
+t=$("$G" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
+check "job: transcript through Redis" 'echo "$t" | grep -q "^> 9\$"'
 exit $FAIL
