@@ -63,6 +63,11 @@ check "claimed job finished by the new worker" 'client blpop gradeq:result:slow1
 check "long job kept (touched) and finished" 'client blpop gradeq:result:slow2 30 | grep -a -q acl2'
 kill -TERM $W2; wait $W2; rc=$?
 check "drain exits 0 and unregisters (DEL)" '[ $rc -eq 0 ] && [ "$(admin exists gradeq:worker:acl2)" = 0 ]'
+HAS_DEAD=no; "$B/gradeq" dead --help >/dev/null 2>&1 && HAS_DEAD=yes
+if [ $HAS_DEAD = yes ]; then
+    DEADID=$(admin xrange gradeq:dead - + count 1 | head -1)
+    check "gradeq dead list/show as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" dead list | grep -q "$DEADID" && GRADEQ_REDIS=$URL_M "$B/gradeq" dead show "$DEADID" >/dev/null'
+fi
 check "no ACL denial on any of these paths" '[ -z "$(admin acl log 100)" ]'
 check "no NOPERM in the workers' logs" '! grep -q NOPERM "$T"/acl*.log'
 
@@ -77,6 +82,10 @@ check "worker: no keys outside the prefix" 'denied worker set other 1 && denied 
 check "monitor: no writes" 'denied monitor del gradeq:stats && denied monitor hset gradeq:stats x 1 && denied monitor xadd gradeq:jobs "*" job x'
 check "monitor: no writes through a script" "denied monitor eval \"return redis.call('del', KEYS[1])\" 1 gradeq:stats"
 check "monitor: what KEDA and redis-cli watching use" 'monitor xlen gradeq:jobs >/dev/null && monitor xinfo groups gradeq:jobs | grep -q workers && monitor info server | grep -q redis_version'
+if [ $HAS_DEAD = yes ]; then
+    check "gradeq dead requeue: refused to gradeq-monitor, done by gradeq-admin" '! GRADEQ_REDIS=$URL_M "$B/gradeq" dead requeue "$DEADID" 2>&1 | grep -q requeued &&
+        GRADEQ_REDIS="unix://$SOCK?user=gradeq-admin&password=$ADMIN_PW" "$B/gradeq" dead requeue "$DEADID" | grep -q requeued'
+fi
 check "every denial above is in the ACL log" '[ "$(admin acl log 100 | grep -c "^reason")" -ge 10 ]'
 
 [ $FAIL -eq 0 ] || { for f in "$T"/*.log; do echo "--- $f"; tail -20 "$f"; done; }

@@ -15,7 +15,7 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 out=$(as_nobody run --json -- /bin/echo hi)
 check "runs without root" 'echo "$out" | grep -q "\"status\":\"OK\""'
 check "says what held" 'echo "$out" | grep -q "\"isolation\":\[\"no_new_privs\",\"seccomp\",\"rlimits\",\"fds\",\"clean_env\"\]"'
-out=$(as_nobody run --cpu-ms 300 -- /bin/sh -c 'while :; do :; done' 2>&1)
+out=$(as_nobody run --cpu-ms 300 --wall-ms 20000 -- /bin/sh -c 'while :; do :; done' 2>&1)
 check "CPU limit without a cgroup" 'echo "$out" | grep -q "gradeq: TIME_LIMIT"'
 out=$(as_nobody run --wall-ms 300 -- /bin/sh -c '(exec -a gradeq-degraded-mark setsid sleep 60 &); sleep 20' 2>&1)
 check "wall limit" 'echo "$out" | grep -q "gradeq: WALL_TIME_LIMIT"'
