@@ -109,4 +109,32 @@ demo: deps all
 clean:
 	rm -rf build build-san
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: gradeq into bin, gradeq-worker
+# into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR),
+# and as documentation the example environment file, the Redis config and
+# ACL, operations.md. Nothing goes to /etc: configuration is the admin's.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/gradeq
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
+install: $(B)/gradeq $(B)/gradeq-worker
+	install -D -m 0755 $(B)/gradeq $(DESTDIR)$(BINDIR)/gradeq
+	install -D -m 0755 $(B)/gradeq-worker $(DESTDIR)$(SBINDIR)/gradeq-worker
+	install -D -m 0644 docs/man/gradeq.1 $(DESTDIR)$(MANDIR)/man1/gradeq.1
+	install -D -m 0644 docs/man/gradeq-worker.8 $(DESTDIR)$(MANDIR)/man8/gradeq-worker.8
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in gradeq-worker.service gradeq-worker@.service; do \
+	    sed 's|^ExecStart=/usr/local/sbin/gradeq-worker|ExecStart=$(SBINDIR)/gradeq-worker|' \
+	        deploy/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	install -D -m 0644 deploy/systemd/gradeq-worker.env $(DESTDIR)$(DOCDIR)/gradeq-worker.env
+	install -D -m 0644 deploy/redis/redis.conf $(DESTDIR)$(DOCDIR)/redis/redis.conf
+	install -D -m 0644 deploy/redis/users.acl $(DESTDIR)$(DOCDIR)/redis/users.acl
+	install -D -m 0755 deploy/redis/acl-passwords.sh $(DESTDIR)$(DOCDIR)/redis/acl-passwords.sh
+	install -D -m 0644 docs/operations.md $(DESTDIR)$(DOCDIR)/operations.md
+	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

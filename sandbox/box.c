@@ -192,7 +192,7 @@ int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, 
         .file_bytes = l->file_bytes, .open_files = l->open_files, .processes = l->processes,
         .stack_bytes = l->memory_bytes,
         .as_bytes = b->has_cg ? 0 : l->memory_bytes,
-        .cpu = spec->pin_cpu ? (int32_t)(spec->cpu % b->host->ncpu) : -1,
+        .cpu = spec->pin_cpu ? (int32_t)b->host->cpus[spec->cpu % b->host->ncpu] : -1,
     };
     memcpy(buf, &r, sizeof r);
     char *p = buf + sizeof r;

@@ -22,7 +22,6 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,7 +80,18 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
     if (!h->opt.tmp_bytes)
         h->opt.tmp_bytes = 64ull << 20;
     h->root = geteuid() == 0;
-    h->ncpu = (unsigned)get_nprocs();
+    /* The CPUs we may use, not all online ones: a cpuset (a container's
+     * limit, systemd's AllowedCPUs=) makes pinning elsewhere fail. */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        for (unsigned c = 0; c < CPU_SETSIZE && h->ncpu < 1024; c++)
+            if (CPU_ISSET(c, &allowed))
+                h->cpus[h->ncpu++] = c;
+    }
+    if (!h->ncpu) {
+        h->ncpu = 1;
+        h->cpus[0] = (unsigned)sched_getcpu();
+    }
     if (make_state_dir(h, err, errlen) < 0)
         goto fail;
     char perr[SBX_ERR_LEN];

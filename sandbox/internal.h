@@ -93,7 +93,8 @@ struct sbx_host {
     struct sock_fprog bpf;
     cg_host cg;
     unsigned isolation;    /* SBX_ISO_* every run will have */
-    unsigned ncpu;
+    unsigned ncpu;          /* CPUs this process may run on (its affinity) */
+    unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
     char describe[512];
     atomic_uint next_slot; /* where the next slot search starts */

@@ -86,8 +86,9 @@ typedef struct sbx_spec {
      * has them (or on failure), so the other side sees EOF when it exits. */
     bool use_stdin_fd, use_stdout_fd;
     int stdin_fd, stdout_fd;
-    bool pin_cpu;              /* run on CPU `cpu` only: two programs talking */
-    unsigned cpu;              /* over pipes round-trip faster on one CPU */
+    bool pin_cpu;              /* run on one CPU only: two programs talking */
+    unsigned cpu;              /* over pipes round-trip faster on one CPU;
+                                * the cpu-th of those this process may use */
 } sbx_spec;
 
 typedef enum sbx_status {

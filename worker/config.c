@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "worker/cli.h"
@@ -28,7 +28,7 @@ static const option options[] = {
     { "redis", T_STR, F(redis), "redis://127.0.0.1:6379", "Redis URL: redis://[user:password@]host:port/db or unix:///path" },
     { "prefix", T_STR, F(prefix), "gradeq", "key prefix P (P:jobs, P:results, ...)" },
     { "name", T_STR, F(name), NULL, "worker name (default hostname:pid)" },
-    { "threads", T_UINT, F(threads), NULL, "jobs run at once (default: number of CPUs)" },
+    { "threads", T_UINT, F(threads), NULL, "jobs run at once (default: the CPUs this process may use)" },
     { "result-ttl", T_UINT, F(result_ttl_s), "86400", "seconds P:result:<id> is kept" },
     { "results-maxlen", T_UINT, F(results_maxlen), "100000", "approximate length cap of P:results" },
     { "dead-maxlen", T_UINT, F(dead_maxlen), "100000", "approximate length cap of P:dead" },
@@ -126,7 +126,8 @@ int wk_config_load(wk_config *c, int argc, char **argv, char *err, size_t errlen
     char host[64] = "worker";
     gethostname(host, sizeof host - 1);
     snprintf(c->name, sizeof c->name, "%.40s:%d", host, (int)getpid());
-    c->threads = (unsigned)get_nprocs();
+    cpu_set_t allowed;
+    c->threads = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? (unsigned)CPU_COUNT(&allowed) : 1;
     for (size_t i = 0; i < NOPTIONS; i++)
         if (options[i].def && set(c, &options[i], options[i].def, err, errlen) < 0)
             return -1;

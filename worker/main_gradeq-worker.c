@@ -67,8 +67,15 @@ int main(int argc, char **argv)
     }
     if (w.cfg.metrics_addr[0] && wk_metrics_start(&w, w.cfg.metrics_addr, err, sizeof err) < 0)
         wk_log(WK_LOG_ERROR, "metrics: %s (jobs still run)", err);
-    wk_log(WK_LOG_INFO, "worker %s: %u threads on %s, prefix %s%s%s", w.cfg.name, w.cfg.threads, w.cfg.redis,
-           w.cfg.prefix, w.metrics_fd >= 0 ? ", metrics on " : "", w.metrics_fd >= 0 ? w.cfg.metrics_addr : "");
+    char where[300];
+    if (w.addr.is_unix)
+        snprintf(where, sizeof where, "unix:%s db %d", w.addr.path, w.addr.db);
+    else
+        snprintf(where, sizeof where, "%s:%d db %d", w.addr.host, w.addr.port, w.addr.db);
+    /* Never the URL itself: it may hold the password. */
+    wk_log(WK_LOG_INFO, "worker %s: %u threads on Redis %s%s%s, prefix %s%s%s", w.cfg.name, w.cfg.threads, where,
+           w.addr.user[0] ? " as " : "", w.addr.user, w.cfg.prefix, w.metrics_fd >= 0 ? ", metrics on " : "",
+           w.metrics_fd >= 0 ? w.cfg.metrics_addr : "");
     struct timespec tick = { 0, 200 * 1000000 };
     while (wk_pool_running(&w)) {
         int sig = sigtimedwait(&sigs, NULL, &tick);

@@ -530,6 +530,16 @@ static int worker_stop(redisContext *c, const char *name)
     g_worker = 0;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         fprintf(stderr, "bench_worker: worker ended with status 0x%x\n", st);
+    /* It logs at warn level: anything it said is worth seeing. */
+    FILE *f = fopen(g_worker_log, "re");
+    char line[512];
+    for (int i = 0; f && fgets(line, sizeof line, f); i++)
+        if (i < 5)
+            fprintf(stderr, "  worker %s said: %s%s", name, line, strchr(line, '\n') ? "" : "\n");
+        else if (i == 5)
+            fprintf(stderr, "  worker %s said more: see its log\n", name);
+    if (f)
+        fclose(f);
     return st;
 }
 
@@ -1106,7 +1116,7 @@ static lat_result latency_run(redisContext *ctl, redisContext *fc, bool gradeq, 
 /* ------------------------------------------------------------ item 4a */
 
 typedef struct flood_result {
-    long idle_kb, peak_kb, hwm_kb, after_kb[2], peak_round_kb[2];
+    long idle_kb, peak_kb, hwm_kb, after_kb[2], peak_round_kb[2], redis_kb;
     double secs[2];
     long samples;
 } flood_result;
@@ -1157,6 +1167,10 @@ static flood_result flood_run(redisContext *ctl, redisContext *fc)
     res.hwm_kb = proc_status_kb(g_worker, "VmHWM");
     worker_stop(ctl, name);
     window_end("4a. RSS, output floods", &s0, NULL);
+    redisReply *info = rcmd(ctl, "INFO memory");
+    const char *um = strstr(info->str, "used_memory:");
+    res.redis_kb = um ? atol(um + 12) / 1024 : -1;
+    freeReplyObject(info);
     long long over = stat_get(ctl, prefix, "OUTPUT_LIMIT");
     if (over != 2 * floods)
         die("floods: %lld of %u ended OUTPUT_LIMIT", over, 2 * floods);
@@ -1376,9 +1390,10 @@ int main(int argc, char **argv)
     printf("%-52s %9.1f MiB %9.1f MiB %7.2f   <= budget [%s]\n", what, fr.peak_kb / 1024.0, budget,
            fr.peak_kb / 1024.0 / budget, mark(fr.peak_kb / 1024.0 <= budget && fr.hwm_kb / 1024.0 <= budget));
     printf("      budget = 32 MiB + %u x 16 MiB; VmHWM %.1f MiB; RSS idle %.1f MiB, after round 1 %.1f MiB, after "
-           "round 2 %.1f MiB; round peaks %.1f / %.1f MiB (%ld samples, every 2 ms)\n",
+           "round 2 %.1f MiB; round peaks %.1f / %.1f MiB (%ld samples, every 2 ms); redis used_memory after "
+           "the %u results: %.0f MiB\n",
            floods, fr.hwm_kb / 1024.0, fr.idle_kb / 1024.0, fr.after_kb[0] / 1024.0, fr.after_kb[1] / 1024.0,
-           fr.peak_round_kb[0] / 1024.0, fr.peak_round_kb[1] / 1024.0, fr.samples);
+           fr.peak_round_kb[0] / 1024.0, fr.peak_round_kb[1] / 1024.0, fr.samples, 2 * floods, fr.redis_kb / 1024.0);
     if (long_s > 0) {
         snprintf(what, sizeof what, "4b. worker RSS after %ld jobs vs after 1,000", lr.jobs);
         printf("%-52s %9.1f MiB %9.1f MiB %7.2f   < 32 MiB and flat [%s]\n", what, lr.rss_end_kb / 1024.0,

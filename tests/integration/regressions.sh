@@ -1,0 +1,29 @@
+#!/bin/sh
+# Regression tests for bugs found in review, one check each.
+set -u
+. "$(dirname "$0")/common.inc"
+P=${GRADEQ_PROGS:-build/progs}
+
+# The worker logged its Redis URL, password included.
+start_redis || exit 1
+rcli config set requirepass s3cret-pw-do-not-log >/dev/null
+"$B/gradeq-worker" --name wr --threads 1 --redis "unix://$SOCK?password=s3cret-pw-do-not-log" >"$T/wr.log" 2>&1 &
+WR=$!; WORKERS="$WORKERS $WR"
+GRADEQ_REDIS="unix://$SOCK?password=s3cret-pw-do-not-log" "$B/gradeq" submit --wait 30 -- /bin/true >/dev/null 2>&1
+kill -TERM $WR; wait $WR
+check "the worker never logs the Redis password" '! grep -q s3cret "$T/wr.log" && grep -q "threads on Redis unix:" "$T/wr.log"'
+
+# Pinning an interactive pair picked slot % (online CPUs): in a cpuset of
+# fewer CPUs (a container's limit, systemd's AllowedCPUs=) it chose one it
+# may not use, and every interactive job failed with SANDBOX_ERROR.
+last=$(( $(nproc --all) - 1 ))
+cs=/sys/fs/cgroup/cpuset/gradeq-regress-$$
+if [ -d /sys/fs/cgroup/cpuset ] && mkdir "$cs" 2>/dev/null; then
+    echo "$last" > "$cs/cpuset.cpus"; cat /sys/fs/cgroup/cpuset/cpuset.mems > "$cs/cpuset.mems"
+    out=$(sh -c "echo \$\$ > $cs/cgroup.procs && exec '$B/gradeq' run --interactor '$P/guess_interactor' -- '$P/guess_solver' right" 2>&1)
+    rmdir "$cs"
+    check "interactive run pins within its cpuset" 'echo "$out" | grep -q "^gradeq: OK"'
+else
+    echo "skip interactive pinning in a cpuset: no writable v1 cpuset hierarchy"
+fi
+exit $FAIL
