@@ -10,8 +10,8 @@
  *
  * v1 (this machine's hybrid layout): memory, pids and cpuacct hierarchies,
  * each with <name>/slot-N. v2: <base>/slot-N under one unified hierarchy,
- * where <base> is <name> under our own cgroup with memory and pids enabled.
- * Probing picks v2 when its hierarchy holds the controllers, else v1.
+ * where <base> is <name> under our own cgroup with memory and pids enabled
+ * (cgroup_probe.c finds which).
  *
  * The slot's zygote lives in the cgroup too, so that runs are born in it
  * (no migration per run, see zygote.c). So the kill skips it, pids.max
@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandbox/cgroup_file.h"
 #include "sandbox/internal.h"
 
 /* Indices of the per-slot files kept open (-1 when absent). */
@@ -44,233 +45,6 @@ enum {
 };
 
 _Static_assert(F_COUNT <= CG_FILES, "cg_slot.fd too small");
-
-static int write_str(int fd, const char *s)
-{
-    size_t n = strlen(s);
-    ssize_t w = pwrite(fd, s, n, 0);
-    return w == (ssize_t)n ? 0 : -1;
-}
-
-static int write_u64(int fd, uint64_t v)
-{
-    char b[24];
-    snprintf(b, sizeof b, "%" PRIu64, v);
-    return write_str(fd, b);
-}
-
-static int read_text(int fd, char *buf, size_t size)
-{
-    ssize_t n = pread(fd, buf, size - 1, 0);
-    if (n < 0)
-        return -1;
-    buf[n] = 0;
-    return 0;
-}
-
-static int read_u64(int fd, uint64_t *v)
-{
-    char b[64];
-    if (read_text(fd, b, sizeof b) < 0)
-        return -1;
-    if (strncmp(b, "max", 3) == 0) {
-        *v = UINT64_MAX;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(b, &end, 10);
-    if (errno || end == b)
-        return -1;
-    *v = x;
-    return 0;
-}
-
-/* "key value" lines (memory.events, cpu.stat, memory.oom_control). */
-static int read_key(int fd, const char *key, uint64_t *v)
-{
-    char b[1024];
-    if (read_text(fd, b, sizeof b) < 0)
-        return -1;
-    size_t kl = strlen(key);
-    for (char *p = b; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
-            *v = strtoull(p + kl + 1, NULL, 10);
-            return 0;
-        }
-    }
-    errno = ENOENT;
-    return -1;
-}
-
-static bool has_token(const char *list, const char *tok, char sep)
-{
-    size_t tl = strlen(tok);
-    for (const char *p = list; p; p = strchr(p, sep), p = p ? p + 1 : NULL)
-        if (strncmp(p, tok, tl) == 0 && (p[tl] == sep || p[tl] == 0 || p[tl] == ' ' || p[tl] == '\n'))
-            return true;
-    return false;
-}
-
-/* ---- probing --------------------------------------------------------- */
-
-typedef struct mounts {
-    char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], v2[CG_PATH_MAX];
-} mounts;
-
-static void find_mounts(mounts *m)
-{
-    memset(m, 0, sizeof *m);
-    FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f)
-        return;
-    char line[4096];
-    while (fgets(line, sizeof line, f)) {
-        char *dash = strstr(line, " - ");
-        if (!dash)
-            continue;
-        char mp[CG_PATH_MAX], fstype[32], src[64], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %*s %511s", mp) != 1)
-            continue;
-        if (sscanf(dash + 3, "%31s %63s %1023s", fstype, src, opts) < 2)
-            continue;
-        if (strcmp(fstype, "cgroup2") == 0 && !m->v2[0])
-            snprintf(m->v2, sizeof m->v2, "%s", mp);
-        if (strcmp(fstype, "cgroup") != 0)
-            continue;
-        if (has_token(opts, "memory", ',') && !m->mem[0])
-            snprintf(m->mem, sizeof m->mem, "%s", mp);
-        if (has_token(opts, "pids", ',') && !m->pids[0])
-            snprintf(m->pids, sizeof m->pids, "%s", mp);
-        if (has_token(opts, "cpuacct", ',') && !m->cpu[0])
-            snprintf(m->cpu, sizeof m->cpu, "%s", mp);
-    }
-    fclose(f);
-}
-
-static int mkdir_ok(const char *path)
-{
-    return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
-static int write_file(const char *path, const char *s)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = write_str(fd, s);
-    int e = errno;
-    close(fd);
-    errno = e;
-    return rc;
-}
-
-static int probe_v1(cg_host *h, const mounts *m, const char *name)
-{
-    if (!m->mem[0] || !m->pids[0] || !m->cpu[0])
-        return sbx_fail(h->why, sizeof h->why, "cgroup v1: memory, pids or cpuacct hierarchy not mounted");
-    const char *roots[3] = { m->mem, m->pids, m->cpu };
-    char *dst[3] = { h->mem, h->pids, h->cpu };
-    for (int i = 0; i < 3; i++) {
-        int n = snprintf(dst[i], CG_PATH_MAX, "%s/%s", roots[i], name);
-        if (n < 0 || n >= CG_PATH_MAX)
-            return sbx_fail(h->why, sizeof h->why, "cgroup v1: path too long");
-        if (mkdir_ok(dst[i]) < 0)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v1: mkdir %s", dst[i]);
-    }
-    char p[CG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", h->mem);
-    h->memsw = access(p, F_OK) == 0;
-    h->version = CG_V1;
-    return 0;
-}
-
-/* Our own cgroup in the unified hierarchy ("0::/path"). */
-static int own_v2_path(char *out, size_t size)
-{
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return -1;
-    char line[1024];
-    int rc = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "0::", 3) == 0) {
-            line[strcspn(line, "\n")] = 0;
-            snprintf(out, size, "%s", line + 3);
-            rc = 0;
-        }
-    }
-    fclose(f);
-    return rc;
-}
-
-static int probe_v2(cg_host *h, const mounts *m, const char *name)
-{
-    char p[CG_PATH_MAX + 64], ctl[256] = "";
-    snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read_text(fd, ctl, sizeof ctl) < 0) {
-        if (fd >= 0)
-            close(fd);
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: no controllers");
-    }
-    close(fd);
-    if (!has_token(ctl, "memory", ' ') || !has_token(ctl, "pids", ' '))
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: memory and pids controllers not available (%s)",
-                        ctl[0] ? "held by v1" : "none");
-    char own[CG_PATH_MAX];
-    if (own_v2_path(own, sizeof own) < 0)
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
-    char parent[CG_PATH_MAX + 8];
-    snprintf(parent, sizeof parent, "%s%s", m->v2, strcmp(own, "/") == 0 ? "" : own);
-    snprintf(p, sizeof p, "%s/cgroup.subtree_control", parent);
-    if (write_file(p, "+memory +pids") < 0 && errno == EBUSY) {
-        /* No processes in a cgroup whose children have controllers: move
-         * ourselves into a leaf first (what systemd's Delegate= expects). */
-        char self[CG_PATH_MAX + 80];
-        snprintf(self, sizeof self, "%s/%s-supervisor", parent, name);
-        char procs[CG_PATH_MAX + 100];
-        snprintf(procs, sizeof procs, "%s/cgroup.procs", self);
-        if (mkdir_ok(self) < 0 || write_file(procs, "0") < 0)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: cannot leave %s", parent);
-        if (write_file(p, "+memory +pids") < 0)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", parent);
-    }
-    int n = snprintf(h->mem, CG_PATH_MAX, "%s/%s", parent, name);
-    if (n < 0 || n >= CG_PATH_MAX)
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: path too long");
-    if (mkdir_ok(h->mem) < 0)
-        return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: mkdir %s", h->mem);
-    snprintf(p, sizeof p, "%s/cgroup.subtree_control", h->mem);
-    if (write_file(p, "+memory +pids") < 0)
-        return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", h->mem);
-    snprintf(h->pids, CG_PATH_MAX, "%s", h->mem);
-    snprintf(h->cpu, CG_PATH_MAX, "%s", h->mem);
-    h->version = CG_V2;
-    return 0;
-}
-
-int cg_probe(cg_host *h, const char *name)
-{
-    memset(h, 0, sizeof *h);
-    mounts m;
-    find_mounts(&m);
-    char why2[SBX_ERR_LEN] = "cgroup v2: not mounted";
-    if (m.v2[0]) {
-        if (probe_v2(h, &m, name) == 0)
-            return 0;
-        snprintf(why2, sizeof why2, "%s", h->why);
-    }
-    if (probe_v1(h, &m, name) == 0)
-        return 0;
-    char why1[SBX_ERR_LEN];
-    snprintf(why1, sizeof why1, "%s", h->why);
-    snprintf(h->why, sizeof h->why, "%.120s; %.120s", why2, why1);
-    h->version = CG_NONE;
-    return 0;
-}
-
-/* ---- a slot ---------------------------------------------------------- */
 
 static int open_in(const char *dir, const char *file, int flags)
 {
@@ -320,7 +94,7 @@ static int open_files_v2(cg_slot *s, int *fd)
     if (fd[F_MEM_LIMIT] < 0 || fd[F_MEM_PEAK] < 0 || fd[F_MEM_USAGE] < 0 || fd[F_OOM] < 0 || fd[F_PIDS_MAX] < 0 ||
         fd[F_CPU] < 0 || fd[F_PROCS_READ] < 0)
         return -1;
-    if (fd[F_SWAP_MAX] >= 0 && write_str(fd[F_SWAP_MAX], "0") < 0)
+    if (fd[F_SWAP_MAX] >= 0 && cgf_write_str(fd[F_SWAP_MAX], "0") < 0)
         return -1;
     s->cpu_fd = fd[F_CPU];
     return 0;
@@ -337,7 +111,7 @@ int cg_slot_open(const cg_host *h, unsigned slot, cg_slot *s, char *err, size_t 
     s->ndirs = h->version == CG_V1 ? 3 : 1;
     for (int i = 0; i < s->ndirs; i++) {
         snprintf(s->dir[i], CG_PATH_MAX, "%s/slot-%u", bases[i], slot);
-        if (mkdir_ok(s->dir[i]) < 0)
+        if (cgf_mkdir_ok(s->dir[i]) < 0)
             return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
         /* v1: the zygote (one thread) joins through "tasks": moving only
          * the calling thread skips the threadgroup lock and the RCU grace
@@ -352,7 +126,7 @@ int cg_slot_open(const cg_host *h, unsigned slot, cg_slot *s, char *err, size_t 
     int rc = h->version == CG_V1 ? open_files_v1(s, s->fd) : open_files_v2(s, s->fd);
     if (rc < 0)
         return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[0]);
-    if (read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
+    if (cgf_read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
         return sbx_fail_errno(err, errlen, "cgroup limits in %s", s->dir[0]);
     /* A dead owner may have left processes behind: the slot lock is ours
      * now, so whatever runs here is stale. */
@@ -380,11 +154,11 @@ static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)
 {
     /* memsw must stay >= limit at every step: raise memsw first, lower it last. */
     bool up = bytes > s->cur_mem;
-    if (up && fd[F_MEMSW_LIMIT] >= 0 && write_u64(fd[F_MEMSW_LIMIT], bytes) < 0)
+    if (up && fd[F_MEMSW_LIMIT] >= 0 && cgf_write_u64(fd[F_MEMSW_LIMIT], bytes) < 0)
         return -1;
-    if (write_u64(fd[F_MEM_LIMIT], bytes) < 0)
+    if (cgf_write_u64(fd[F_MEM_LIMIT], bytes) < 0)
         return -1;
-    if (!up && fd[F_MEMSW_LIMIT] >= 0 && write_u64(fd[F_MEMSW_LIMIT], bytes) < 0)
+    if (!up && fd[F_MEMSW_LIMIT] >= 0 && cgf_write_u64(fd[F_MEMSW_LIMIT], bytes) < 0)
         return -1;
     return 0;
 }
@@ -393,7 +167,7 @@ static int set_memory(cg_slot *s, uint64_t bytes)
 {
     if (bytes == s->cur_mem)
         return 0;
-    int rc = s->host->version == CG_V1 ? set_memory_v1(s, s->fd, bytes) : write_u64(s->fd[F_MEM_LIMIT], bytes);
+    int rc = s->host->version == CG_V1 ? set_memory_v1(s, s->fd, bytes) : cgf_write_u64(s->fd[F_MEM_LIMIT], bytes);
     if (rc == 0)
         s->cur_mem = bytes;
     return rc;
@@ -406,14 +180,14 @@ static int reset_v1(cg_slot *s)
     uint64_t usage = 0;
     /* Page cache the last run left charged here would count as the zygote's
      * and inflate the next limit. */
-    if (read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (4u << 20))
-        write_str(fd[F_FORCE_EMPTY], "0");
-    if (write_str(fd[F_MEM_PEAK], "0") < 0 || write_str(fd[F_FAILCNT], "0") < 0 || write_str(fd[F_CPU], "0") < 0 ||
-        (fd[F_MEMSW_PEAK] >= 0 && write_str(fd[F_MEMSW_PEAK], "0") < 0))
+    if (cgf_read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (4u << 20))
+        cgf_write_str(fd[F_FORCE_EMPTY], "0");
+    if (cgf_write_str(fd[F_MEM_PEAK], "0") < 0 || cgf_write_str(fd[F_FAILCNT], "0") < 0 || cgf_write_str(fd[F_CPU], "0") < 0 ||
+        (fd[F_MEMSW_PEAK] >= 0 && cgf_write_str(fd[F_MEMSW_PEAK], "0") < 0))
         return -1;
-    if (read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
+    if (cgf_read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
         return -1;
-    if (read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
+    if (cgf_read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
         s->oom_base = 0;
     s->cpu_base = 0;
     return 0;
@@ -426,11 +200,11 @@ static int reset_v2(cg_slot *s)
 {
     int *fd = s->fd;
     uint64_t usec = 0;
-    write_str(fd[F_MEM_PEAK], "reset");
-    if (read_key(fd[F_CPU], "usage_usec", &usec) < 0 || read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
+    cgf_write_str(fd[F_MEM_PEAK], "reset");
+    if (cgf_read_key(fd[F_CPU], "usage_usec", &usec) < 0 || cgf_read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
         return -1;
     s->cpu_base = usec;
-    if (read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
+    if (cgf_read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
         s->oom_base = 0;
     return 0;
 }
@@ -443,7 +217,7 @@ int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen)
     if (set_memory(s, l->memory_bytes + s->mem_base) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: setting memory limit %" PRIu64, l->memory_bytes);
     if (l->processes + 1 != s->cur_pids) {
-        if (write_u64(s->fd[F_PIDS_MAX], l->processes + 1) < 0)
+        if (cgf_write_u64(s->fd[F_PIDS_MAX], l->processes + 1) < 0)
             return sbx_fail_errno(err, errlen, "cgroup: setting pids.max %" PRIu64, l->processes);
         s->cur_pids = l->processes + 1;
     }
@@ -453,9 +227,9 @@ int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen)
 int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns)
 {
     if (s->host->version == CG_V1)
-        return read_u64(s->cpu_fd, ns);
+        return cgf_read_u64(s->cpu_fd, ns);
     uint64_t usec;
-    if (read_key(s->cpu_fd, "usage_usec", &usec) < 0)
+    if (cgf_read_key(s->cpu_fd, "usage_usec", &usec) < 0)
         return -1;
     *ns = (usec - s->cpu_base) * 1000;
     return 0;
@@ -551,16 +325,16 @@ int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *
 {
     int *fd = s->fd;
     int pfd = fd[F_MEMSW_PEAK] >= 0 ? fd[F_MEMSW_PEAK] : fd[F_MEM_PEAK];
-    if (read_u64(pfd, peak) < 0)
+    if (cgf_read_u64(pfd, peak) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: reading peak memory in %s", s->dir[0]);
     *peak = *peak > s->mem_base ? *peak - s->mem_base : 0;
     uint64_t kills = 0;
-    if (read_key(fd[F_OOM], "oom_kill", &kills) < 0)
+    if (cgf_read_key(fd[F_OOM], "oom_kill", &kills) < 0)
         kills = s->oom_base;
     *oom = kills > s->oom_base;
     uint64_t fails = 0;
     if (s->host->version == CG_V1)
-        *hit_limit = read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0;
+        *hit_limit = cgf_read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0;
     else
         *hit_limit = *oom || *peak + s->mem_base >= s->cur_mem;
     return 0;

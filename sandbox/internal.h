@@ -3,8 +3,13 @@
  * Files and their one job each:
  *   host.c      probe the machine, build the seccomp program, slot locks
  *   cgroup.c    cg_*: one reusable cgroup per slot, v1 or v2
+ *   cgroup_probe.c  which hierarchy, found at start-up
+ *   cgroup_file.c   the cgroup files' small text formats
  *   policy.c    the seccomp policy table, compiled once to BPF
- *   zygote.c    the privileged side: namespaces, mounts, per-run spawn
+ *   zygote.c    the privileged side: namespaces, mounts, set once per slot
+ *   zygote_run.c    the zygote's request loop and each run's spawn
+ *   interact.c  interactive runs: the callback and the stdin writer
+ *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time

@@ -118,6 +118,13 @@ int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec 
     prog->stdout_fd = pfd[1];
     inter->stdin_fd = ifd[0];
     inter->stdout_fd = ifd[1];
+    /* The judge outlives the contestant: were both walls to fire at once,
+     * the program could read the interactor's end-of-file and exit before
+     * its own watchdog saw it waiting, and the verdict would blame it. */
+    uint64_t pwall = prog->limits.wall_ms ? prog->limits.wall_ms : 3 * prog->limits.cpu_ms;
+    uint64_t iwall = inter->limits.wall_ms ? inter->limits.wall_ms : 3 * inter->limits.cpu_ms;
+    if (iwall < pwall + 1000)
+        inter->limits.wall_ms = pwall + 1000;
     prog->pin_cpu = inter->pin_cpu = true;
     prog->cpu = inter->cpu = sbx_box_slot(prog_box);
     side is = { inter_box, inter, &out->inter, 0 }, ps = { prog_box, prog, &out->prog, 0 };

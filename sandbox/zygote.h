@@ -1,0 +1,17 @@
+/* zygote.h -- internal to the zygote's two files: zygote.c (building the
+ * box, once) and zygote_run.c (each run in it). */
+#ifndef GRADEQ_SANDBOX_ZYGOTE_H
+#define GRADEQ_SANDBOX_ZYGOTE_H
+
+#include "sandbox/internal.h"
+
+#define FD_SOCK 3   /* the socket to the caller, at a fixed number */
+#define FD_PROCS 4  /* 4, 5, 6: the slot's cgroup.procs (set-up only) */
+
+/* The zygote's configuration, set once by zy_main. */
+extern const zy_config *zy_cfg;
+
+/* Serves the caller's requests until its socket closes. Never returns. */
+void zy_serve(void);
+
+#endif
