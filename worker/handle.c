@@ -33,20 +33,27 @@ static void count(wk_worker *w, int status)
     atomic_fetch_add(&w->done, 1);
 }
 
-/* Publishes (or dead-letters, when dead_reason) until Redis takes it, the
- * entry turns out lost, or the worker aborts. */
-static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
+static int encode(const q_result *res, msgpack_sbuffer *buf)
+{
+    char err[Q_ERR_LEN];
+    msgpack_sbuffer_init(buf);
+    if (q_result_encode(res, buf, err, sizeof err) < 0) {
+        wk_log(WK_LOG_ERROR, "job %s: cannot encode its result: %s", res->id, err);
+        msgpack_sbuffer_destroy(buf);
+        return -1;
+    }
+    return 0;
+}
+
+/* Publishes an encoded result (or dead-letters, when dead_reason) until
+ * Redis takes it, the entry turns out lost, or the worker aborts; then
+ * frees buf. */
+static void send_result(wk_slot *s, const q_entry *e, const char *id, const char *status, msgpack_sbuffer *buf,
+                        const char *dead_reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    msgpack_sbuffer buf;
-    msgpack_sbuffer_init(&buf);
-    if (q_result_encode(res, &buf, err, sizeof err) < 0) {
-        wk_log(WK_LOG_ERROR, "job %s: cannot encode its result: %s", res->id, err);
-        msgpack_sbuffer_destroy(&buf);
-        return;
-    }
-    q_delivery d = { res->id, res->status, buf.data, buf.size, (long)w->cfg.result_ttl_s, (long)w->cfg.results_maxlen };
+    q_delivery d = { id, status, buf->data, buf->size, (long)w->cfg.result_ttl_s, (long)w->cfg.results_maxlen };
     q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, &d };
     bool retried = false;
     for (;;) {
@@ -55,9 +62,7 @@ static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const cha
         if (rc == 1)
             break;
         if (rc == 0) {
-            /* After a failed try, "not ours" most likely means the lost
-             * reply of a publish that went through. */
-            wk_log(WK_LOG_WARN, "job %s (entry %s): %s", res->id, e->id,
+            wk_log(WK_LOG_WARN, "job %s (entry %s): %s", id, e->id,
                    retried ? "no longer ours after Redis came back: published by the failed try, or "
                              "taken by another worker meanwhile (its result stands)"
                            : "taken by another worker, result dropped");
@@ -65,13 +70,20 @@ static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const cha
         }
         atomic_fetch_add(&w->redis_errors, 1);
         if (atomic_load(&w->hard)) {
-            wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", res->id, err);
+            wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", id, err);
             break;
         }
-        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", res->id, err);
+        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", id, err);
         retried = true;
     }
-    msgpack_sbuffer_destroy(&buf);
+    msgpack_sbuffer_destroy(buf);
+}
+
+static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
+{
+    msgpack_sbuffer buf;
+    if (encode(res, &buf) == 0)
+        send_result(s, e, res->id, res->status, &buf, dead_reason);
 }
 
 /* A result that is not a run's: BAD_JOB, or SANDBOX_ERROR after too many
@@ -149,13 +161,20 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
     } else {
         const char *names[WK_ISO_MAX];
         q_result res;
-        wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
-        deliver(s, e, &res, NULL);
+        msgpack_sbuffer buf;
         int st = sbx_status_parse(pair->status);
         count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
         wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
+        wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
+        if (encode(&res, &buf) == 0) {
+            const char *status = pair->status; /* a string constant */
+            wk_pair_free(pair);
+            pair = NULL;
+            send_result(s, e, job->id, status, &buf, NULL);
+        }
     }
-    wk_pair_free(pair);
+    if (pair)
+        wk_pair_free(pair);
 }
 
 static void run_job(wk_slot *s, const q_entry *e, q_job *job)
@@ -201,10 +220,17 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
     } else {
         const char *names[WK_ISO_MAX];
         q_result res;
+        msgpack_sbuffer buf;
         wk_result_to_wire(&r, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
-        deliver(s, e, &res, NULL);
-        count(w, (int)r.status);
         wk_log(WK_LOG_DEBUG, "job %s: %s in %" PRIu64 " us", job->id, res.status, r.wall_us);
+        count(w, (int)r.status);
+        /* The encoded copy is all that is needed now: the output buffers
+         * go before publishing, which copies the bytes again. */
+        int enc = encode(&res, &buf);
+        sbx_result_free(&r);
+        if (enc == 0)
+            send_result(s, e, job->id, sbx_status_name(r.status), &buf, NULL);
+        return;
     }
     sbx_result_free(&r);
 }

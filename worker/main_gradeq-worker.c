@@ -7,6 +7,7 @@
  * nothing: their entries go to another worker; exit 1).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,11 @@ int main(int argc, char **argv)
         return rc < 0 ? 2 : 0;
     }
     wk_log_setup(w.cfg.log_json, w.cfg.log_level);
+    /* Outputs of up to the caps pass through here as a few large buffers:
+     * mmap them, so that each goes back to the kernel when freed instead of
+     * staying in a thread's heap (glibc would otherwise raise this
+     * threshold after the first large free). */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     /* Signals are this thread's alone; a dropped Redis socket must be an
      * error return, not SIGPIPE. */
     sigset_t sigs;

@@ -36,8 +36,9 @@ run() {
 }
 
 run bench_sandbox 90 "${BENCH_SANDBOX_N:-500}"
+run bench_interact 120 "${BENCH_INTERACT_N:-50000}"
 # shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
-run bench_worker 270 ${BENCH_WORKER_ARGS:-}
+run bench_worker 240 ${BENCH_WORKER_ARGS:-}
 
 if [ -n "$failed" ]; then
     echo "bench failed:$failed"
