@@ -20,7 +20,30 @@
 
 static wk_worker w;
 
-static int setup(char *err, size_t errlen)
+/* Start-up's connection: like wk_connect, but the wait between tries is a
+ * wait for SIGTERM/SIGINT (blocked, and this is the thread that takes
+ * them), so a worker that cannot reach Redis still stops when told. */
+static q_conn *connect_at_start(const sigset_t *sigs, char *err, size_t errlen)
+{
+    q_conn_opts o = { .client_name = "setup", .stop = &w.hard };
+    long delay_ms = 100;
+    for (int tries = 0;; tries++) {
+        q_conn *c = q_conn_open(&w.addr, &o, err, errlen);
+        if (c)
+            return c;
+        if (tries == 0 || tries % 20 == 0)
+            wk_log(WK_LOG_WARN, "cannot reach Redis, retrying: %s", err);
+        struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000 };
+        int sig = sigtimedwait(sigs, NULL, &ts);
+        if (sig > 0) {
+            snprintf(err, errlen, "%s before Redis could be reached", strsignal(sig));
+            return NULL;
+        }
+        delay_ms = delay_ms < 2000 ? delay_ms * 2 : 2000;
+    }
+}
+
+static int setup(const sigset_t *sigs, char *err, size_t errlen)
 {
     if (q_redis_url_parse(w.cfg.redis, &w.addr, err, errlen) < 0)
         return -1;
@@ -29,9 +52,9 @@ static int setup(char *err, size_t errlen)
     if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
     wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
-    q_conn *c = wk_connect(&w, "setup");
+    q_conn *c = connect_at_start(sigs, err, errlen);
     if (!c)
-        return snprintf(err, errlen, "stopped before Redis could be reached"), -1;
+        return -1;
     int rc = q_group_ensure(c, w.cfg.prefix, err, errlen);
     q_conn_close(c);
     return rc;
@@ -62,7 +85,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
     w.started = time(NULL);
-    if (setup(err, sizeof err) < 0 || wk_pool_start(&w, err, sizeof err) < 0 || wk_heartbeat_start(&w) < 0) {
+    if (setup(&sigs, err, sizeof err) < 0 || wk_pool_start(&w, err, sizeof err) < 0 || wk_heartbeat_start(&w) < 0) {
         wk_log(WK_LOG_ERROR, "cannot start: %s", err);
         atomic_store(&w.stop, 1);
         atomic_store(&w.hard, 1);

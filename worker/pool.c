@@ -109,7 +109,7 @@ int wk_pool_start(wk_worker *w, char *err, size_t errlen)
 
 bool wk_pool_running(wk_worker *w)
 {
-    for (unsigned i = 0; i < w->cfg.threads; i++)
+    for (unsigned i = 0; w->slots && i < w->cfg.threads; i++)
         if (atomic_load(&w->slots[i].running))
             return true;
     return false;
@@ -117,7 +117,7 @@ bool wk_pool_running(wk_worker *w)
 
 void wk_pool_cancel(wk_worker *w)
 {
-    for (unsigned i = 0; i < w->cfg.threads; i++) {
+    for (unsigned i = 0; w->slots && i < w->cfg.threads; i++) {
         if (w->slots[i].box)
             sbx_box_cancel(w->slots[i].box);
         if (w->slots[i].ibox)

@@ -26,4 +26,15 @@ if [ -d /sys/fs/cgroup/cpuset ] && mkdir "$cs" 2>/dev/null; then
 else
     echo "skip interactive pinning in a cpuset: no writable v1 cpuset hierarchy"
 fi
+# A worker that could not reach Redis at start-up retried with its signals
+# blocked and never looked at them: SIGTERM did nothing, forever.
+"$B/gradeq-worker" --name wn --threads 1 --redis "unix://$T/nothing-here.sock" >"$T/wn.log" 2>&1 &
+WN=$!; WORKERS="$WORKERS $WN"
+for _ in $(seq 1 100); do grep -q "cannot reach Redis" "$T/wn.log" && break; sleep 0.05; done
+kill -TERM $WN
+( sleep 10; kill -9 $WN 2>/dev/null ) &
+guard=$!
+wait $WN; rc=$?
+kill $guard 2>/dev/null
+check "SIGTERM stops a worker still waiting for Redis" '[ $rc -eq 1 ] && grep -q "Terminated before Redis could be reached" "$T/wn.log"'
 exit $FAIL
