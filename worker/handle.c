@@ -47,20 +47,22 @@ static int encode(const q_result *res, msgpack_sbuffer *buf)
 
 /* Publishes an encoded result (or dead-letters, when dead_reason) until
  * Redis takes it, the entry turns out lost, or the worker aborts; then
- * frees buf. */
-static void send_result(wk_slot *s, const q_entry *e, const char *id, const char *status, msgpack_sbuffer *buf,
+ * frees buf. True when this call published it. */
+static bool send_result(wk_slot *s, const q_entry *e, const char *id, const char *status, msgpack_sbuffer *buf,
                         const char *dead_reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
     q_delivery d = { id, status, buf->data, buf->size, (long)w->cfg.result_ttl_s, (long)w->cfg.results_maxlen };
     q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, &d };
-    bool retried = false;
+    bool retried = false, published = false;
     for (;;) {
         int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
                              : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, &d, err, sizeof err);
-        if (rc == 1)
+        if (rc == 1) {
+            published = true;
             break;
+        }
         if (rc == 0) {
             wk_log(WK_LOG_WARN, "job %s (entry %s): %s", id, e->id,
                    retried ? "no longer ours after Redis came back: published by the failed try, or "
@@ -77,33 +79,38 @@ static void send_result(wk_slot *s, const q_entry *e, const char *id, const char
         retried = true;
     }
     msgpack_sbuffer_destroy(buf);
+    return published;
 }
 
-static void deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
+static bool deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
 {
     msgpack_sbuffer buf;
-    if (encode(res, &buf) == 0)
-        send_result(s, e, res->id, res->status, &buf, dead_reason);
+    return encode(res, &buf) == 0 && send_result(s, e, res->id, res->status, &buf, dead_reason);
 }
 
 /* A result that is not a run's: BAD_JOB, or SANDBOX_ERROR after too many
  * deliveries. */
-static void answer(wk_slot *s, const q_entry *e, const char *id, const char *status, const char *error,
+static bool answer(wk_slot *s, const q_entry *e, const char *id, const char *status, const char *error,
                    const char *dead_reason)
 {
     q_result r = { .id = id, .status = status, .worker = s->w->cfg.name, .attempt = (uint64_t)e->attempt,
                    .error = error };
-    deliver(s, e, &r, dead_reason);
+    return deliver(s, e, &r, dead_reason);
 }
 
-static void dead_letter(wk_slot *s, const q_entry *e, const char *reason)
+/* True when this call dead-lettered the entry. */
+static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
     q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, reason, (long)w->cfg.dead_maxlen, NULL };
-    while (q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err) < 0 && !atomic_load(&w->hard))
+    int rc;
+    while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
+           !atomic_load(&w->hard))
         wk_log(WK_LOG_WARN, "entry %s: dead-lettering failed, retrying: %s", e->id, err);
-    wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
+    if (rc == 1)
+        wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
+    return rc == 1;
 }
 
 /* Runs the job's program against its interactor; the job's stdin is the
@@ -148,8 +155,8 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
 {
     wk_worker *w = s->w;
     if (rc == 1) { /* the interactor's own spec was bad */
-        answer(s, e, job->id, "BAD_JOB", err, NULL);
-        count(w, WK_BAD_JOB);
+        if (answer(s, e, job->id, "BAD_JOB", err, NULL))
+            count(w, WK_BAD_JOB);
         return;
     }
     if (rc < 0) {
@@ -163,14 +170,14 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
         q_result res;
         msgpack_sbuffer buf;
         int st = sbx_status_parse(pair->status);
-        count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
         wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
         wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         if (encode(&res, &buf) == 0) {
             const char *status = pair->status; /* a string constant */
             wk_pair_free(pair);
             pair = NULL;
-            send_result(s, e, job->id, status, &buf, NULL);
+            if (send_result(s, e, job->id, status, &buf, NULL))
+                count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
         }
     }
     if (pair)
@@ -184,8 +191,8 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
     sbx_spec spec;
     sbx_file *files = NULL;
     if (wk_spec_from_job(job, &w->cfg.max, &spec, &files, err, sizeof err) < 0) {
-        answer(s, e, job->id, "BAD_JOB", err, NULL);
-        count(w, WK_BAD_JOB);
+        if (answer(s, e, job->id, "BAD_JOB", err, NULL))
+            count(w, WK_BAD_JOB);
         return;
     }
     pthread_mutex_lock(&s->mu);
@@ -223,13 +230,12 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
         msgpack_sbuffer buf;
         wk_result_to_wire(&r, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         wk_log(WK_LOG_DEBUG, "job %s: %s in %" PRIu64 " us", job->id, res.status, r.wall_us);
-        count(w, (int)r.status);
         /* The encoded copy is all that is needed now: the output buffers
          * go before publishing, which copies the bytes again. */
         int enc = encode(&res, &buf);
         sbx_result_free(&r);
-        if (enc == 0)
-            send_result(s, e, job->id, sbx_status_name(r.status), &buf, NULL);
+        if (enc == 0 && send_result(s, e, job->id, sbx_status_name(r.status), &buf, NULL))
+            count(w, (int)r.status);
         return;
     }
     sbx_result_free(&r);
@@ -252,7 +258,8 @@ void wk_handle(wk_slot *s, q_entry *e)
     char err[Q_ERR_LEN], reason[Q_ERR_LEN + 64];
     observe_wait(w, e);
     if (!e->has_job) {
-        dead_letter(s, e, "entry has no job field");
+        if (dead_letter(s, e, "entry has no job field"))
+            count(w, WK_BAD_JOB);
         return;
     }
     q_bounds b;
@@ -263,18 +270,15 @@ void wk_handle(wk_slot *s, q_entry *e)
     if (e->attempt > (long long)w->cfg.max_deliveries) {
         snprintf(reason, sizeof reason, "given up after %lld deliveries (max %" PRIu64 "): the sandbox kept failing",
                  e->attempt - 1, w->cfg.max_deliveries);
-        if (job.has_id)
-            answer(s, e, job.id, "SANDBOX_ERROR", reason, reason);
-        else
-            dead_letter(s, e, reason);
-        count(w, SBX_SANDBOX_ERROR);
+        if (job.has_id ? answer(s, e, job.id, "SANDBOX_ERROR", reason, reason) : dead_letter(s, e, reason))
+            count(w, SBX_SANDBOX_ERROR);
     } else if (rc < 0 && job.has_id) {
         wk_log(WK_LOG_INFO, "job %s: bad job: %s", job.id, err);
-        answer(s, e, job.id, "BAD_JOB", err, NULL);
-        count(w, WK_BAD_JOB);
+        if (answer(s, e, job.id, "BAD_JOB", err, NULL))
+            count(w, WK_BAD_JOB);
     } else if (rc < 0) {
-        dead_letter(s, e, err);
-        count(w, WK_BAD_JOB);
+        if (dead_letter(s, e, err))
+            count(w, WK_BAD_JOB);
     } else {
         run_job(s, e, &job);
     }

@@ -55,7 +55,9 @@ static void *job_thread(void *arg)
         if (now_ms() >= next_claim) {
             rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor, &e, err,
                          sizeof err);
-            next_claim = now_ms() + claim_every;
+            /* After a successful claim, claim again at once: a dead
+             * worker's entries come back as fast as threads free up. */
+            next_claim = rc == 1 ? 0 : now_ms() + claim_every;
             if (rc == 1)
                 wk_log(WK_LOG_INFO, "claimed entry %s (delivery %lld) from a silent worker", e.id, e.attempt);
         }
