@@ -28,8 +28,8 @@ int sbx_reply_write(sbx_reply *p, const void *buf, size_t len)
     size_t pending = p->len - p->off;
     int rc = -1;
     if (!p->close && pending + len <= SBX_REPLY_MAX) {
-        if (p->len + len > p->size) {
-            memmove(p->buf, p->buf + p->off, pending);
+        if (p->len + len > p->size && p->off) {
+            memmove(p->buf, p->buf + p->off, pending); /* reuse the consumed front */
             p->off = 0;
             p->len = pending;
         }
