@@ -6,6 +6,7 @@
  * writes at most Q_QUOTE_LEN bytes, NUL included, whatever the input.
  */
 #include "queue/codec_util.h"
+#include "queue/result.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ void q_enc_init(q_enc *e, msgpack_sbuffer *out, const char *what, char *err, siz
     e->what = what;
     e->err = err;
     e->errlen = errlen;
+    e->refs = NULL;
 }
 
 int q_enc_packed(q_enc *e, int rc)
@@ -55,7 +57,18 @@ int q_enc_cstr(q_enc *e, const char *s)
 
 int q_enc_bin(q_enc *e, const void *p, size_t n)
 {
-    return q_enc_fits(e, n) < 0 ? -1 : q_enc_packed(e, msgpack_pack_bin_with_body(&e->pk, p, n));
+    if (q_enc_fits(e, n) < 0)
+        return -1;
+    q_refs *r = e->refs;
+    if (!r || n < Q_REF_MIN || r->n == Q_REFS_MAX)
+        return q_enc_packed(e, msgpack_pack_bin_with_body(&e->pk, p, n));
+    /* The header here, the body where it already is. */
+    if (q_enc_packed(e, msgpack_pack_bin(&e->pk, (uint32_t)n)) < 0)
+        return -1;
+    r->ref[r->n].at = ((const msgpack_sbuffer *)e->pk.data)->size;
+    r->ref[r->n].p = p;
+    r->ref[r->n++].len = n;
+    return 0;
 }
 
 int q_enc_uint(q_enc *e, const char *key, uint64_t v)

@@ -22,11 +22,14 @@
 
 #include <msgpack.h>
 
+struct q_refs;
+
 typedef struct q_enc {
     msgpack_packer pk;
     const char *what; /* "job" or "result": starts the messages below */
     char *err;
     size_t errlen;
+    struct q_refs *refs; /* NULL, or where large bin bodies are referenced */
 } q_enc;
 
 /* Appends to `out`. `what` must outlive e. */

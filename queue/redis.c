@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "queue/err.h"
@@ -132,6 +134,75 @@ static void io_failed(q_conn *c, int saved_errno, char *err, size_t errlen)
     disconnect(c);
 }
 
+static bool has_scatter(const q_args *a)
+{
+    for (int i = 0; i < a->argc; i++)
+        if (a->iov[i])
+            return true;
+    return false;
+}
+
+/* Sends one command with scatter arguments in RESP, straight from the
+ * caller's pieces: whatever hiredis holds for earlier commands goes first,
+ * so the order on the wire is the order of the pipeline. */
+static int send_scatter(q_conn *c, const q_args *a, char *err, size_t errlen)
+{
+    int done = 0;
+    while (!done)
+        if (redisBufferWrite(c->ctx, &done) != REDIS_OK) {
+            io_failed(c, errno, err, errlen);
+            return -1;
+        }
+    static const char crlf[] = "\r\n";
+    char heads[Q_ARGS_MAX + 1][24];
+    struct iovec v[1 + Q_ARGS_MAX * 2 + Q_ARGS_MAX + Q_IOV_MAX];
+    int k = 0;
+    v[k++] = (struct iovec){ heads[0], (size_t)snprintf(heads[0], sizeof heads[0], "*%d\r\n", a->argc) };
+    for (int i = 0; i < a->argc; i++) {
+        char *h = heads[i + 1];
+        v[k++] = (struct iovec){ h, (size_t)snprintf(h, sizeof heads[0], "$%zu\r\n", a->len[i]) };
+        if (a->iov[i])
+            for (int j = 0; j < a->niov[i]; j++)
+                v[k++] = a->iov[i][j];
+        else
+            v[k++] = (struct iovec){ (void *)a->argv[i], a->len[i] };
+        v[k++] = (struct iovec){ (void *)crlf, 2 };
+    }
+    struct iovec *p = v;
+    while (k > 0) {
+        struct msghdr mh = { .msg_iov = p, .msg_iovlen = (size_t)(k < IOV_MAX ? k : IOV_MAX) };
+        ssize_t w = sendmsg(c->ctx->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            if (e == EAGAIN || e == EWOULDBLOCK)
+                (void)q_fail(err, errlen, "redis: timeout after %d ms", c->opts.command_timeout_ms);
+            else
+                (void)q_fail(err, errlen, "redis %s: %s", c->where,
+                             e == EPIPE || e == ECONNRESET ? "connection closed by server" : strerror(e));
+            disconnect(c); /* half a command may be on the wire */
+            return -1;
+        }
+        for (size_t left = (size_t)w; left > 0 && k > 0;) {
+            if (left >= p->iov_len) {
+                left -= p->iov_len;
+                p++;
+                k--;
+            } else {
+                p->iov_base = (char *)p->iov_base + left;
+                p->iov_len -= left;
+                left = 0;
+            }
+        }
+        while (k > 0 && p->iov_len == 0) {
+            p++;
+            k--;
+        }
+    }
+    return 0;
+}
+
 /* Writes `n` commands and reads their `n` replies: one round trip on the
  * live context. On failure no reply is left allocated. */
 static int exchange(q_conn *c, size_t n, const q_args *const *cmds, redisReply **replies,
@@ -142,6 +213,11 @@ static int exchange(q_conn *c, size_t n, const q_args *const *cmds, redisReply *
             return q_fail(err, errlen, "redis: more than %d arguments or %d integers in a command",
                           Q_ARGS_MAX, Q_ARGS_NUMS);
     for (size_t i = 0; i < n; i++) {
+        if (has_scatter(cmds[i])) {
+            if (send_scatter(c, cmds[i], err, errlen) < 0)
+                return -1;
+            continue;
+        }
         /* hiredis 0.14 only reads argv but declares it without the inner const. */
         if (redisAppendCommandArgv(c->ctx, cmds[i]->argc, (const char **)cmds[i]->argv,
                                    cmds[i]->len) != REDIS_OK) {

@@ -37,6 +37,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 
 #include "queue/common.h"
 
@@ -95,11 +96,15 @@ bool q_conn_stopping(const q_conn *c);
 /* One command's arguments. Pointers are borrowed: they must stay valid
  * until the command returns. Adding more than Q_ARGS_MAX arguments or
  * Q_ARGS_NUMS integers marks the list overflowed; the command then fails. */
+#define Q_IOV_MAX 32  /* pieces of one scatter argument */
+
 typedef struct q_args {
     int argc;
     bool overflow;
     const char *argv[Q_ARGS_MAX];
     size_t len[Q_ARGS_MAX];
+    const struct iovec *iov[Q_ARGS_MAX]; /* non-NULL: a scatter argument */
+    int niov[Q_ARGS_MAX];
     int nnums;
     char nums[Q_ARGS_NUMS][24];
 } q_args;
@@ -108,6 +113,11 @@ void q_args_init(q_args *a);
 void q_args_bin(q_args *a, const void *p, size_t n);
 void q_args_str(q_args *a, const char *s);
 void q_args_ll(q_args *a, long long v);
+/* An argument made of n pieces (at most Q_IOV_MAX), sent with one
+ * sendmsg straight from them: a large value (a result with its output) is
+ * never copied into hiredis's buffers. iov and the pieces must outlive the
+ * command. */
+void q_args_iov(q_args *a, const struct iovec *iov, int n);
 
 /* Runs one command. Returns its reply (free it with freeReplyObject), or
  * NULL with the error in `err`: "redis: ERR ..." for an error reply, "redis:

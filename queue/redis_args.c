@@ -23,7 +23,23 @@ void q_args_bin(q_args *a, const void *p, size_t n)
         return;
     }
     a->argv[a->argc] = n ? p : ""; /* hiredis needs a pointer even for "" */
+    a->iov[a->argc] = NULL;
     a->len[a->argc++] = n;
+}
+
+void q_args_iov(q_args *a, const struct iovec *iov, int n)
+{
+    if (a->argc == Q_ARGS_MAX || n < 0 || n > Q_IOV_MAX) {
+        a->overflow = true;
+        return;
+    }
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += iov[i].iov_len;
+    a->argv[a->argc] = "";
+    a->iov[a->argc] = iov;
+    a->niov[a->argc] = n;
+    a->len[a->argc++] = len;
 }
 
 void q_args_str(q_args *a, const char *s)

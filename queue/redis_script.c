@@ -20,8 +20,12 @@
 static void args_append(q_args *dst, const q_args *src)
 {
     dst->overflow |= src->overflow;
-    for (int i = 0; i < src->argc; i++)
-        q_args_bin(dst, src->argv[i], src->len[i]);
+    for (int i = 0; i < src->argc; i++) {
+        if (src->iov[i])
+            q_args_iov(dst, src->iov[i], src->niov[i]);
+        else
+            q_args_bin(dst, src->argv[i], src->len[i]);
+    }
 }
 
 /* The connection's cache slot for `s`, created empty on first use. */

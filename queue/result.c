@@ -146,6 +146,38 @@ int q_result_encode(const q_result *r, msgpack_sbuffer *out, char *err, size_t e
     return 0;
 }
 
+int q_result_encode_refs(const q_result *r, msgpack_sbuffer *out, q_refs *refs, char *err, size_t errlen)
+{
+    size_t start = out->size;
+    q_enc e;
+    refs->n = 0;
+    if (check_result(r, err, errlen) < 0)
+        return -1;
+    q_enc_init(&e, out, "result", err, errlen);
+    e.refs = refs;
+    if (put_result(&e, r) < 0) {
+        out->size = start;
+        refs->n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int q_refs_iov(const msgpack_sbuffer *out, const q_refs *refs, struct iovec *iov)
+{
+    int k = 0;
+    size_t from = 0;
+    for (int i = 0; i < refs->n; i++) {
+        if (refs->ref[i].at > from)
+            iov[k++] = (struct iovec){ out->data + from, refs->ref[i].at - from };
+        iov[k++] = (struct iovec){ (void *)refs->ref[i].p, refs->ref[i].len };
+        from = refs->ref[i].at;
+    }
+    if (out->size > from)
+        iov[k++] = (struct iovec){ out->data + from, out->size - from };
+    return k;
+}
+
 /* Decoding. */
 
 typedef struct dec {

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include <msgpack.h>
+#include <sys/uio.h>
 
 typedef struct q_proc_result {
     const char *status;
@@ -72,6 +73,27 @@ typedef struct q_result {
  * interactor.status when has_interactor); a buffer may be NULL only when its
  * length is 0. Returns 0, or -1 with one line in err and out as it was. */
 int q_result_encode(const q_result *r, msgpack_sbuffer *out, char *err, size_t errlen);
+
+/* Large bin bodies (stdout, stderr, a transcript) left where they are: each
+ * is "len bytes at p, to be inserted at offset `at` of the encoded buffer".
+ * Smaller ones are copied as usual. */
+#define Q_REFS_MAX 8
+#define Q_REF_MIN 4096
+typedef struct q_refs {
+    int n;
+    struct {
+        size_t at;
+        const void *p;
+        size_t len;
+    } ref[Q_REFS_MAX];
+} q_refs;
+
+/* q_result_encode without copying large bodies (see q_refs): r's buffers
+ * must outlive out. refs is reset first. */
+int q_result_encode_refs(const q_result *r, msgpack_sbuffer *out, q_refs *refs, char *err, size_t errlen);
+/* The whole encoding as pieces in order, into iov (2 * refs->n + 1 at
+ * most); returns their count. */
+int q_refs_iov(const msgpack_sbuffer *out, const q_refs *refs, struct iovec *iov);
 
 /* Decodes buf[0..len) (checked by q_prescan with q_bounds_default) into
  * *out, copying every string (NUL-terminated) and buffer. Returns 0, or -1

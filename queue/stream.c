@@ -177,7 +177,7 @@ static int check_result(const q_delivery *r, char *err, size_t errlen)
      * (`jobs` cannot clash: it is lower case). */
     if (!strcmp(r->status, "DEAD") || !strcmp(r->status, "LOST"))
         return q_fail(err, errlen, "queue: status \"%s\" is reserved", r->status);
-    if ((!r->data && r->len) || r->ttl_s <= 0 || r->maxlen <= 0)
+    if ((!r->data && r->len && r->niov <= 0) || r->niov > Q_IOV_MAX || r->ttl_s <= 0 || r->maxlen <= 0)
         return q_fail(err, errlen, "queue: result needs data, ttl_s > 0 and maxlen > 0");
     return 0;
 }
@@ -395,7 +395,10 @@ static void deliver_args(q_args *a, const q_delivery *res)
 {
     q_args_str(a, res->job_id);
     q_args_str(a, res->status);
-    q_args_bin(a, res->data, res->len);
+    if (res->niov > 0)
+        q_args_iov(a, res->iov, res->niov);
+    else
+        q_args_bin(a, res->data, res->len);
     q_args_ll(a, res->ttl_s);
     q_args_ll(a, res->maxlen);
 }

@@ -112,6 +112,8 @@ typedef struct q_delivery {
     const char *status;      /* [A-Z0-9_]{1,32} but DEAD, LOST: counted in P:stats */
     const void *data;        /* opaque bytes */
     size_t len;
+    const struct iovec *iov; /* or, when niov > 0, the bytes in pieces, sent */
+    int niov;                /* from where they are (see q_args_iov) */
     long ttl_s;              /* lifetime of P:result:<job_id>, > 0 */
     long maxlen;             /* approximate cap of P:results, > 0 */
 } q_delivery;

@@ -45,26 +45,26 @@ static int encode(const q_result *res, msgpack_sbuffer *buf)
     return 0;
 }
 
-/* Publishes an encoded result (or dead-letters, when dead_reason) until
- * Redis takes it, the entry turns out lost, or the worker aborts; then
- * frees buf. True when this call published it. */
-static bool send_result(wk_slot *s, const q_entry *e, const char *id, const char *status, msgpack_sbuffer *buf,
-                        const char *dead_reason)
+/* Publishes a result (or dead-letters, when dead_reason) until Redis takes
+ * it, the entry turns out lost, or the worker aborts. True when this call
+ * published it. The caller keeps d's bytes alive and frees them after. */
+static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char *dead_reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    q_delivery d = { id, status, buf->data, buf->size, (long)w->cfg.result_ttl_s, (long)w->cfg.results_maxlen };
-    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, &d };
+    d->ttl_s = (long)w->cfg.result_ttl_s;
+    d->maxlen = (long)w->cfg.results_maxlen;
+    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, d };
     bool retried = false, published = false;
     for (;;) {
         int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
-                             : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, &d, err, sizeof err);
+                             : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, d, err, sizeof err);
         if (rc == 1) {
             published = true;
             break;
         }
         if (rc == 0) {
-            wk_log(WK_LOG_WARN, "job %s (entry %s): %s", id, e->id,
+            wk_log(WK_LOG_WARN, "job %s (entry %s): %s", d->job_id, e->id,
                    retried ? "no longer ours after Redis came back: published by the failed try, or "
                              "taken by another worker meanwhile (its result stands)"
                            : "taken by another worker, result dropped");
@@ -72,20 +72,45 @@ static bool send_result(wk_slot *s, const q_entry *e, const char *id, const char
         }
         atomic_fetch_add(&w->redis_errors, 1);
         if (atomic_load(&w->hard)) {
-            wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", id, err);
+            wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", d->job_id, err);
             break;
         }
-        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", id, err);
+        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", d->job_id, err);
         retried = true;
     }
-    msgpack_sbuffer_destroy(buf);
     return published;
 }
 
+/* Encodes and sends a result whose bytes may all be copied (small ones). */
 static bool deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
 {
     msgpack_sbuffer buf;
-    return encode(res, &buf) == 0 && send_result(s, e, res->id, res->status, &buf, dead_reason);
+    if (encode(res, &buf) < 0)
+        return false;
+    q_delivery d = { .job_id = res->id, .status = res->status, .data = buf.data, .len = buf.size };
+    bool ok = send_result(s, e, &d, dead_reason);
+    msgpack_sbuffer_destroy(&buf);
+    return ok;
+}
+
+/* A run's result: its output is sent from where the sandbox captured it,
+ * never copied (a flood's megabytes once sat in memory four times over). */
+static bool deliver_run(wk_slot *s, const q_entry *e, const q_result *res)
+{
+    char err[Q_ERR_LEN];
+    msgpack_sbuffer buf;
+    q_refs refs;
+    msgpack_sbuffer_init(&buf);
+    if (q_result_encode_refs(res, &buf, &refs, err, sizeof err) < 0) {
+        wk_log(WK_LOG_ERROR, "job %s: cannot encode its result: %s", res->id, err);
+        msgpack_sbuffer_destroy(&buf);
+        return false;
+    }
+    struct iovec iov[2 * Q_REFS_MAX + 1];
+    q_delivery d = { .job_id = res->id, .status = res->status, .iov = iov, .niov = q_refs_iov(&buf, &refs, iov) };
+    bool ok = send_result(s, e, &d, NULL);
+    msgpack_sbuffer_destroy(&buf);
+    return ok;
 }
 
 /* A result that is not a run's: BAD_JOB, or SANDBOX_ERROR after too many
@@ -168,20 +193,13 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
     } else {
         const char *names[WK_ISO_MAX];
         q_result res;
-        msgpack_sbuffer buf;
         int st = sbx_status_parse(pair->status);
         wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
         wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
-        if (encode(&res, &buf) == 0) {
-            const char *status = pair->status; /* a string constant */
-            wk_pair_free(pair);
-            pair = NULL;
-            if (send_result(s, e, job->id, status, &buf, NULL))
-                count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
-        }
+        if (deliver_run(s, e, &res))
+            count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
     }
-    if (pair)
-        wk_pair_free(pair);
+    wk_pair_free(pair);
 }
 
 static void run_job(wk_slot *s, const q_entry *e, q_job *job)
@@ -227,16 +245,10 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
     } else {
         const char *names[WK_ISO_MAX];
         q_result res;
-        msgpack_sbuffer buf;
         wk_result_to_wire(&r, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         wk_log(WK_LOG_DEBUG, "job %s: %s in %" PRIu64 " us", job->id, res.status, r.wall_us);
-        /* The encoded copy is all that is needed now: the output buffers
-         * go before publishing, which copies the bytes again. */
-        int enc = encode(&res, &buf);
-        sbx_result_free(&r);
-        if (enc == 0 && send_result(s, e, job->id, sbx_status_name(r.status), &buf, NULL))
+        if (deliver_run(s, e, &res))
             count(w, (int)r.status);
-        return;
     }
     sbx_result_free(&r);
 }

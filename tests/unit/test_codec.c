@@ -419,6 +419,46 @@ static void test_result_roundtrip(void **state)
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* The by-reference encoding, pieces concatenated, is byte for byte the
+ * copying one: large bodies referenced, small ones copied, in order. */
+static void test_result_refs_same_bytes(void **state)
+{
+    char err[Q_ERR_LEN] = "";
+    static char big_out[300000], big_err[5000], small[100];
+    for (size_t i = 0; i < sizeof big_out; i++)
+        big_out[i] = (char)(i * 31 + 7);
+    memset(big_err, 'e', sizeof big_err);
+    memset(small, 's', sizeof small);
+    q_result in;
+    (void)state;
+    full_result(&in);
+    in.stdout_buf = big_out;
+    in.stdout_len = sizeof big_out;
+    in.stderr_buf = big_err;
+    in.stderr_len = sizeof big_err;
+    in.transcript = small;
+    in.transcript_len = sizeof small;
+    msgpack_sbuffer whole, parts;
+    msgpack_sbuffer_init(&whole);
+    msgpack_sbuffer_init(&parts);
+    q_refs refs;
+    assert_int_equal(q_result_encode(&in, &whole, err, sizeof err), 0);
+    assert_int_equal(q_result_encode_refs(&in, &parts, &refs, err, sizeof err), 0);
+    assert_int_equal(refs.n, 2); /* stdout and stderr; the transcript is small */
+    assert_true(parts.size < 2000);
+    struct iovec iov[2 * Q_REFS_MAX + 1];
+    int k = q_refs_iov(&parts, &refs, iov);
+    size_t at = 0;
+    for (int i = 0; i < k; i++) {
+        assert_true(at + iov[i].iov_len <= whole.size);
+        assert_memory_equal(whole.data + at, iov[i].iov_base, iov[i].iov_len);
+        at += iov[i].iov_len;
+    }
+    assert_int_equal(at, whole.size);
+    msgpack_sbuffer_destroy(&whole);
+    msgpack_sbuffer_destroy(&parts);
+}
+
 static void test_result_roundtrip_sparse(void **state)
 {
     char err[Q_ERR_LEN] = "";
@@ -1101,6 +1141,7 @@ int main(void)
         cmocka_unit_test(test_job_defaults),
         cmocka_unit_test(test_job_bin_accepted),
         cmocka_unit_test(test_result_roundtrip),
+        cmocka_unit_test(test_result_refs_same_bytes),
         cmocka_unit_test(test_result_roundtrip_sparse),
         cmocka_unit_test(test_bad_jobs),
         cmocka_unit_test(test_bad_job_lengths),
