@@ -1,0 +1,117 @@
+/* test_worker.c -- the worker's configuration (flags, GRADEQ_* variables,
+ * defaults, their precedence, the errors) and how a job's limits become a
+ * sandbox spec (defaults filled in, the worker's maxima clamping). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue/job.h"
+#include "worker/config.h"
+#include "worker/convert.h"
+
+static int load(wk_config *c, char *err, int argc, ...)
+{
+    char *argv[32] = { "gradeq-worker" };
+    va_list ap;
+    va_start(ap, argc);
+    for (int i = 1; i < argc; i++)
+        argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    return wk_config_load(c, argc, argv, err, 256);
+}
+
+static void defaults(void **state)
+{
+    (void)state;
+    wk_config c;
+    char err[256];
+    assert_int_equal(load(&c, err, 1), 0);
+    assert_string_equal(c.prefix, "gradeq");
+    assert_string_equal(c.redis, "redis://127.0.0.1:6379");
+    assert_true(c.threads >= 1);
+    assert_true(c.require_isolation);
+    assert_true(c.claim_idle_ms == 30000 && c.max_deliveries == 3 && c.result_ttl_s == 86400);
+    assert_true(c.max_job_bytes == 64ull << 20 && c.max.memory_bytes == 4ull << 30);
+}
+
+static void env_then_flags(void **state)
+{
+    (void)state;
+    wk_config c;
+    char err[256];
+    setenv("GRADEQ_PREFIX", "fromenv", 1);
+    setenv("GRADEQ_THREADS", "3", 1);
+    setenv("GRADEQ_MAX_MEMORY", "1G", 1);
+    assert_int_equal(load(&c, err, 3, "--threads", "5"), 0);
+    assert_string_equal(c.prefix, "fromenv");      /* environment over default */
+    assert_int_equal(c.threads, 5);                 /* flag over environment */
+    assert_true(c.max.memory_bytes == 1ull << 30);  /* SIZE units */
+    assert_int_equal(load(&c, err, 2, "--prefix=eq"), 0);
+    assert_string_equal(c.prefix, "eq");
+    unsetenv("GRADEQ_PREFIX");
+    unsetenv("GRADEQ_THREADS");
+    unsetenv("GRADEQ_MAX_MEMORY");
+}
+
+static void errors_name_the_flag(void **state)
+{
+    (void)state;
+    wk_config c;
+    char err[256];
+    assert_int_equal(load(&c, err, 3, "--threads", "many"), -1);
+    assert_non_null(strstr(err, "--threads"));
+    assert_int_equal(load(&c, err, 2, "--no-such-flag"), -1);
+    assert_non_null(strstr(err, "--no-such-flag"));
+    assert_int_equal(load(&c, err, 2, "--redis"), -1);
+    assert_non_null(strstr(err, "needs a value"));
+    assert_int_equal(load(&c, err, 3, "--require-isolation", "maybe"), -1);
+    assert_int_equal(load(&c, err, 3, "--name", "a/b"), -1);
+    assert_int_equal(load(&c, err, 3, "--claim-idle-ms", "10"), -1);
+    setenv("GRADEQ_LOG_LEVEL", "loud", 1);
+    assert_int_equal(load(&c, err, 1), -1);
+    assert_non_null(strstr(err, "GRADEQ_LOG_LEVEL"));
+    unsetenv("GRADEQ_LOG_LEVEL");
+}
+
+static void limits_default_and_clamp(void **state)
+{
+    (void)state;
+    char *argv[] = { "./a.out", NULL };
+    q_job j = { .prog = { .argv = argv, .argc = 1 } };
+    j.prog.limits[Q_LIM_CPU_MS] = 999999;
+    j.prog.limits[Q_LIM_STDOUT_BYTES] = 10;
+    j.prog.limits_present = 1u << Q_LIM_CPU_MS | 1u << Q_LIM_STDOUT_BYTES;
+    sbx_limits max;
+    sbx_limits_default(&max);
+    max.cpu_ms = 5000;
+    max.wall_ms = 12000;
+    max.stdout_bytes = 1 << 30;
+    sbx_spec spec;
+    sbx_file *files;
+    char err[256];
+    assert_int_equal(wk_spec_from_job(&j, &max, &spec, &files, err, sizeof err), 0);
+    assert_true(spec.limits.cpu_ms == 5000);        /* clamped to the maximum */
+    assert_true(spec.limits.wall_ms == 12000);      /* 3 x cpu, under the maximum */
+    assert_true(spec.limits.stdout_bytes == 10);    /* a job may ask for less */
+    assert_true(spec.limits.memory_bytes == 256ull << 20); /* default */
+    free(files);
+    j.prog.limits[Q_LIM_PROCESSES] = 0;
+    j.prog.limits_present |= 1u << Q_LIM_PROCESSES;
+    assert_int_equal(wk_spec_from_job(&j, &max, &spec, &files, err, sizeof err), -1);
+    assert_non_null(strstr(err, "processes"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(env_then_flags),
+        cmocka_unit_test(errors_name_the_flag),
+        cmocka_unit_test(limits_default_and_clamp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
