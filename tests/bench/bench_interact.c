@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "worker/interact.h"
 
 static double now_s(void)
@@ -68,24 +69,6 @@ static double bare(const char *prog, long n, bool pinned)
     return now_s() - t0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static double sandboxed(sbx_box *b1, sbx_box *b2, const sbx_file *f, long n)
 {
     char count[32];
@@ -118,7 +101,7 @@ int main(int argc, char **argv)
     char prog[512], err[SBX_ERR_LEN];
     snprintf(prog, sizeof prog, "%s/pingpong", dir);
     size_t len;
-    char *bytes = slurp(prog, &len);
+    char *bytes = tl_read_file(prog, &len);
     sbx_host *h;
     sbx_box *b1, *b2;
     sbx_host_options o = { .require_isolation = true };

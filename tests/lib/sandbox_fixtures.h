@@ -1,0 +1,32 @@
+/* sandbox_fixtures.h -- what the sandbox test files share (cmocka): one
+ * host opened with require_isolation and one box for the whole group, a
+ * per-test alarm() as the outer bound, and running a tests/progs program
+ * as ./prog in /box, the way a job would. */
+#ifndef GRADEQ_TESTS_SANDBOX_FIXTURES_H
+#define GRADEQ_TESTS_SANDBOX_FIXTURES_H
+
+#include "sandbox/sandbox.h"
+
+#define SX_UID_BASE 60000
+
+extern sbx_host *sx_host;
+extern sbx_box *sx_box;
+
+int sx_group_setup(void **state);
+int sx_group_teardown(void **state);
+int sx_test_setup(void **state);
+
+/* Runs $GRADEQ_PROGS/NAME (default build/progs) with args under limits l
+ * (the defaults when NULL) and stdin in[0..inlen). */
+int sx_run_prog_in(sbx_box *b, const char *name, const char *const *args, const sbx_limits *l, const void *in,
+                   size_t inlen, sbx_result *r);
+int sx_run_prog(const char *name, const char *const *args, const sbx_limits *l, sbx_result *r);
+/* Fails the test, showing the start of both streams, unless r has want. */
+void sx_assert_status(const sbx_result *r, sbx_status want);
+/* Processes of a uid anywhere on the host that can still run (a slot's
+ * uid is its alone). Zombies are not counted: a killed run's last ones
+ * wait a moment for the zygote, their PID 1, to reap them. */
+int sx_processes_of_uid(unsigned uid);
+unsigned sx_slot_uid(void);
+
+#endif

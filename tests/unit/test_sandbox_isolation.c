@@ -1,0 +1,203 @@
+/* test_sandbox_isolation.c -- what a hostile program cannot do: outlive
+ * its run, exhaust the machine, reach the network or the host's files,
+ * kill its caller, make denied system calls, keep privileges or fds, or
+ * leave files for the next run. Each attack is made for real. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "tests/lib/sandbox_fixtures.h"
+
+static void forkbomb_contained(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.cpu_ms = 500;
+    l.wall_ms = 1500;
+    l.processes = 32;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("forkbomb", (const char *[]){ "--really", NULL }, &l, &r), 0);
+    assert_true(r.status == SBX_TIME_LIMIT || r.status == SBX_WALL_TIME_LIMIT);
+    sbx_result_free(&r);
+    assert_int_equal(sx_processes_of_uid(sx_slot_uid()), 0);
+    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+}
+
+static void thread_bomb_contained(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.processes = 16;
+    l.wall_ms = 2000;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("thread_bomb", NULL, &l, &r), 0);
+    assert_int_not_equal(r.status, SBX_SANDBOX_ERROR);
+    assert_int_not_equal(r.status, SBX_OK);
+    sbx_result_free(&r);
+    assert_int_equal(sx_processes_of_uid(sx_slot_uid()), 0);
+}
+
+static void daemon_killed_at_end(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("daemon", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    /* The grandchild really was started (and left the session)... */
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "parent: grandchild pid=", 23));
+    sbx_result_free(&r);
+    /* ...and is gone now. */
+    assert_int_equal(sx_processes_of_uid(sx_slot_uid()), 0);
+}
+
+static void no_network_to_host(void **state)
+{
+    (void)state;
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(s, 8), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &al), 0);
+    char port[16];
+    snprintf(port, sizeof port, "%u", ntohs(a.sin_port));
+    sbx_result r;
+    assert_int_equal(sx_run_prog("connect_host", (const char *[]){ port, NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_RUNTIME_ERROR);
+    assert_null(memmem(r.stdout_buf, r.stdout_len, "connected", 9));
+    /* It did try: refused by its own empty loopback, not failing earlier. */
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "connect errno=ECONNREFUSED", 26));
+    assert_int_equal(accept(s, NULL, NULL), -1);
+    assert_int_equal(errno, EAGAIN);
+    close(s);
+    sbx_result_free(&r);
+}
+
+static void shadow_unreadable(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("read_shadow", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_RUNTIME_ERROR);
+    assert_null(memmem(r.stdout_buf, r.stdout_len, "opened", 6));
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "errno=EACCES", 12));
+    sbx_result_free(&r);
+}
+
+static void kill_all_caller_survives(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("kill_all", (const char *[]){ "--really", NULL }, NULL, &r), 0);
+    /* Its kills reached nothing but itself spared: it lived to say so. */
+    sx_assert_status(&r, SBX_OK);
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "alive", 5));
+    sbx_result_free(&r);
+    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+}
+
+static void syscalls_denied(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("syscalls", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    char *out = strndup(r.stdout_buf, r.stdout_len);
+    int lines = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"), lines++)
+        if (strlen(line) >= 3 && strcmp(line + strlen(line) - 3, " ok") == 0)
+            fail_msg("allowed in the sandbox: %s", line);
+    assert_int_equal(lines, 15);
+    free(out);
+    sbx_result_free(&r);
+}
+
+static void identity_and_privileges(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("whoami", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    char *out = strndup(r.stdout_buf, r.stdout_len), want[64];
+    snprintf(want, sizeof want, "uid=%u\n", sx_slot_uid());
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "groups=0\n"));
+    assert_non_null(strstr(out, "CapEff=0000000000000000"));
+    assert_non_null(strstr(out, "CapPrm=0000000000000000"));
+    assert_non_null(strstr(out, "CapBnd=0000000000000000"));
+    assert_non_null(strstr(out, "NoNewPrivs=1"));
+    assert_non_null(strstr(out, "Seccomp=2"));
+    assert_non_null(strstr(out, "hostname=gradeq"));
+    assert_null(strstr(out, "proc1_cmdline=readable"));
+    free(out);
+    sbx_result_free(&r);
+}
+
+static void only_std_fds_and_clean_env(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("fds", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 6);
+    assert_memory_equal(r.stdout_buf, "0\n1\n2\n", 6);
+    sbx_result_free(&r);
+    setenv("GRADEQ_SECRET", "leak", 1);
+    assert_int_equal(sx_run_prog("env", NULL, NULL, &r), 0);
+    const char want[] = "PATH=/usr/local/bin:/usr/bin:/bin\nHOME=/box\nLANG=C.UTF-8\n";
+    assert_int_equal(r.stdout_len, sizeof want - 1);
+    assert_memory_equal(r.stdout_buf, want, sizeof want - 1);
+    sbx_result_free(&r);
+}
+
+static void files_wiped_between_runs(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("mkfiles", (const char *[]){ "200", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    assert_int_equal(sx_run_prog("ls_box", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    /* Only the program itself, in /sx_box; /tmp empty. */
+    char *out = strndup(r.stdout_buf, r.stdout_len);
+    assert_null(strstr(out, "f0"));
+    assert_non_null(strstr(out, "prog"));
+    free(out);
+    sbx_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(forkbomb_contained, sx_test_setup),
+        cmocka_unit_test_setup(thread_bomb_contained, sx_test_setup),
+        cmocka_unit_test_setup(daemon_killed_at_end, sx_test_setup),
+        cmocka_unit_test_setup(no_network_to_host, sx_test_setup),
+        cmocka_unit_test_setup(shadow_unreadable, sx_test_setup),
+        cmocka_unit_test_setup(kill_all_caller_survives, sx_test_setup),
+        cmocka_unit_test_setup(syscalls_denied, sx_test_setup),
+        cmocka_unit_test_setup(identity_and_privileges, sx_test_setup),
+        cmocka_unit_test_setup(only_std_fds_and_clean_env, sx_test_setup),
+        cmocka_unit_test_setup(files_wiped_between_runs, sx_test_setup),
+    };
+    return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
+}
