@@ -6,7 +6,7 @@
 # and the run hung waiting for its exit.
 set -u
 B=${GRADEQ_BIN:-build}
-dir=$(mktemp -d); trap 'pkill -9 -u 65534 -f gradeq-degraded-mark 2>/dev/null; rm -rf "$dir"' EXIT
+dir=$(mktemp -d); trap 'pkill -9 -u 65534 -f "^sleep 6161" 2>/dev/null; rm -rf "$dir"' EXIT
 cp "$B/gradeq" "$dir/gradeq"; chmod 755 "$dir" "$dir/gradeq"
 as_nobody() { timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/gradeq" "$@"; }
 fail=0
@@ -17,9 +17,11 @@ check "runs without root" 'echo "$out" | grep -q "\"status\":\"OK\""'
 check "says what held" 'echo "$out" | grep -q "\"isolation\":\[\"no_new_privs\",\"seccomp\",\"rlimits\",\"fds\",\"clean_env\"\]"'
 out=$(as_nobody run --cpu-ms 300 --wall-ms 20000 -- /bin/sh -c 'while :; do :; done' 2>&1)
 check "CPU limit without a cgroup" 'echo "$out" | grep -q "gradeq: TIME_LIMIT"'
-out=$(as_nobody run --wall-ms 300 -- /bin/sh -c '(exec -a gradeq-degraded-mark setsid sleep 60 &); sleep 20' 2>&1)
+# The daemon is a sleep no one else runs; the run says once it is away.
+out=$(as_nobody run --wall-ms 500 -- /bin/sh -c '(setsid sleep 6161 &); until pgrep -u 65534 -f "^sleep 6161" >/dev/null; do :; done; echo daemon-started; sleep 20' 2>&1)
 check "wall limit" 'echo "$out" | grep -q "gradeq: WALL_TIME_LIMIT"'
-check "daemon killed at the end" '! pgrep -u 65534 -f gradeq-degraded-mark >/dev/null'
+check "daemon started, then killed at the end" \
+    'echo "$out" | grep -q daemon-started && ! pgrep -u 65534 -f "^sleep 6161" >/dev/null'
 as_nobody run --require-isolation -- /bin/true 2>"$dir/err"; rc=$?
 check "--require-isolation refuses" '[ $rc -ne 0 ] && grep -q "full isolation required" "$dir/err"'
 exit $fail
