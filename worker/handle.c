@@ -157,7 +157,10 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
         return 1;
     prog->stdin_data = NULL;
     prog->stdin_len = 0;
-    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, (size_t)job->transcript_bytes, pair);
+    /* A transcript is output too: the job asks, the worker's cap decides. */
+    uint64_t transcript = job->transcript_bytes < w->cfg.max.stdout_bytes ? job->transcript_bytes
+                                                                          : w->cfg.max.stdout_bytes;
+    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, (size_t)transcript, pair);
     free(ifiles);
     return rc;
 }

@@ -4,8 +4,17 @@ set -u
 . "$(dirname "$0")/common.inc"
 P=${GRADEQ_PROGS:-build/progs}
 
-# The worker logged its Redis URL, password included.
 start_redis || exit 1
+
+# A job's transcript_bytes reached the relay's allocation unchecked: the
+# worker's --max-stdout caps it now, as any other output.
+start_worker wt --threads 1 --max-stdout 1K
+t=$("$B/gradeq" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right |
+    python3 -c "import json,sys,base64; print(len(base64.b64decode(json.load(sys.stdin)['transcript'])))")
+check "a job's transcript is capped by the worker's maximum" '[ "$t" -gt 0 ] && [ "$t" -le 1024 ]'
+kill -TERM $LAST_WORKER; wait $LAST_WORKER
+
+# The worker logged its Redis URL, password included.
 rcli config set requirepass s3cret-pw-do-not-log >/dev/null
 "$B/gradeq-worker" --name wr --threads 1 --redis "unix://$SOCK?password=s3cret-pw-do-not-log" >"$T/wr.log" 2>&1 &
 WR=$!; WORKERS="$WORKERS $WR"
