@@ -4,7 +4,7 @@
 # nothing behind.
 set -u
 B=${B:-build}
-T=$(mktemp -d /tmp/gradeq-demo.XXXXXX)
+T=$(mktemp -d -t gradeq-demo.$(printf "%06d" 0 | tr 0 X))
 export GRADEQ_REDIS="unix://$T/redis.sock"
 cleanup() {
     [ -n "${WPID:-}" ] && kill -TERM "$WPID" 2>/dev/null && wait "$WPID" 2>/dev/null

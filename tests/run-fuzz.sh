@@ -9,7 +9,7 @@ passed=0; failed=0
 for f in "$B"/fuzz/fuzz_*; do
     [ -x "$f" ] || continue
     name=$(basename "$f"); seeds="tests/fuzz/corpus_${name#fuzz_}"
-    work=$(mktemp -d /tmp/gradeq-fuzz.XXXXXX)
+    work=$(mktemp -d -t gradeq-fuzz.$(printf "%06d" 0 | tr 0 X))
     mkdir -p "$work/corpus"
     [ -d "$seeds" ] && cp "$seeds"/* "$work/corpus/" 2>/dev/null
     echo "=== $name ($FUZZ_SECONDS s)"

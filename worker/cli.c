@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "queue/redis.h"
 #include "worker/cli.h"
 
 const char wk_cli_run_help[] =
@@ -310,4 +311,24 @@ void wk_cli_run_free(wk_cli_run *c)
     free(c->stdin_buf);
     c->nowned = 0;
     c->stdin_buf = NULL;
+}
+
+const char *wk_default_redis(void)
+{
+    const char *v = getenv("GRADEQ_REDIS");
+    return v && *v ? v : "redis://127.0.0.1:6379";
+}
+
+const char *wk_default_prefix(void)
+{
+    const char *v = getenv("GRADEQ_PREFIX");
+    return v && *v ? v : "gradeq";
+}
+
+q_conn *wk_cli_connect(const char *url, char *err, size_t errlen)
+{
+    q_redis_addr addr;
+    if (q_redis_url_parse(url, &addr, err, errlen) < 0)
+        return NULL;
+    return q_conn_open(&addr, NULL, err, errlen);
 }

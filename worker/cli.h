@@ -51,6 +51,13 @@ void wk_cli_run_free(wk_cli_run *c);
 /* The run options' help text. */
 extern const char wk_cli_run_help[];
 
+/* The Redis URL and key prefix of the client commands: GRADEQ_REDIS and
+ * GRADEQ_PREFIX, or the worker's defaults. */
+const char *wk_default_redis(void);
+const char *wk_default_prefix(void);
+/* Parses url and connects (the client commands' one connection). */
+struct q_conn *wk_cli_connect(const char *url, char *err, size_t errlen);
+
 /* "1024", "64K", "64M", "1G" (binary units). */
 int wk_parse_size(const char *s, uint64_t *out);
 int wk_parse_uint(const char *s, uint64_t *out);

@@ -86,8 +86,7 @@ static int show(q_conn *c, const char *prefix, const char *id, bool json)
 
 int wk_cmd_dead(int argc, char **argv)
 {
-    const char *redis = getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379";
-    const char *prefix = getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq";
+    const char *redis = wk_default_redis(), *prefix = wk_default_prefix();
     bool json = false;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -106,9 +105,8 @@ int wk_cmd_dead(int argc, char **argv)
         (strcmp(cmd, "list") == 0 && arg && wk_parse_uint(arg, &n) < 0))
         return usage(stderr), 2;
     char err[Q_ERR_LEN];
-    q_redis_addr addr;
-    q_conn *c = NULL;
-    if (q_redis_url_parse(redis, &addr, err, sizeof err) < 0 || !(c = q_conn_open(&addr, NULL, err, sizeof err)))
+    q_conn *c = wk_cli_connect(redis, err, sizeof err);
+    if (!c)
         return fprintf(stderr, "gradeq dead: %s\n", err), 3;
     int rc;
     if (strcmp(cmd, "list") == 0) {

@@ -65,8 +65,7 @@ static void print_table(const q_stats *s, const q_worker_info *w, size_t nw)
 
 int wk_cmd_stats(int argc, char **argv)
 {
-    const char *redis = getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379";
-    const char *prefix = getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq";
+    const char *redis = wk_default_redis(), *prefix = wk_default_prefix();
     bool json = false;
     uint64_t watch_ms = 0;
     for (int i = 1; i < argc; i++) {
@@ -87,34 +86,27 @@ int wk_cmd_stats(int argc, char **argv)
         }
     }
     char err[Q_ERR_LEN];
-    q_redis_addr addr;
-    q_conn *c = NULL;
-    static q_stats s;
+    static q_stats st;
     static q_worker_info w[MAX_WORKERS];
-    size_t nw;
-    bool trunc;
-    if (q_redis_url_parse(redis, &addr, err, sizeof err) < 0 || !(c = q_conn_open(&addr, NULL, err, sizeof err)) ||
-        q_stats_read(c, prefix, &s, err, sizeof err) < 0 ||
-        (int)(nw = (size_t)q_workers_list(c, prefix, w, MAX_WORKERS, &trunc, err, sizeof err)) < 0) {
-        fprintf(stderr, "gradeq stats: %s\n", err);
-        q_conn_close(c);
-        return 3;
-    }
+    q_conn *c = wk_cli_connect(redis, err, sizeof err);
     for (;;) {
+        bool trunc;
+        int nw = c && q_stats_read(c, prefix, &st, err, sizeof err) == 0
+                     ? q_workers_list(c, prefix, w, MAX_WORKERS, &trunc, err, sizeof err)
+                     : -1;
+        if (nw < 0) {
+            fprintf(stderr, "gradeq stats: %s\n", err);
+            q_conn_close(c);
+            return 3;
+        }
         if (watch_ms && !json)
             fputs("\033[H\033[2J", stdout); /* home, clear: a top(1)-like refresh */
-        json ? print_json(&s, w, nw) : print_table(&s, w, nw);
+        json ? print_json(&st, w, (size_t)nw) : print_table(&st, w, (size_t)nw);
         fflush(stdout);
         if (!watch_ms)
             break;
         struct timespec ts = { (time_t)(watch_ms / 1000), (long)(watch_ms % 1000) * 1000000 };
         nanosleep(&ts, NULL);
-        if (q_stats_read(c, prefix, &s, err, sizeof err) < 0 ||
-            (int)(nw = (size_t)q_workers_list(c, prefix, w, MAX_WORKERS, &trunc, err, sizeof err)) < 0) {
-            fprintf(stderr, "gradeq stats: %s\n", err);
-            q_conn_close(c);
-            return 3;
-        }
     }
     q_conn_close(c);
     return 0;

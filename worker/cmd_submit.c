@@ -121,8 +121,7 @@ int wk_cmd_submit(int argc, char **argv)
 {
     static wk_cli_run c;
     static q_file files[WK_MAX_FILES], ifiles[64];
-    submit_opts o = { getenv("GRADEQ_REDIS") ? getenv("GRADEQ_REDIS") : "redis://127.0.0.1:6379",
-                      getenv("GRADEQ_PREFIX") ? getenv("GRADEQ_PREFIX") : "gradeq", NULL, 0, 0, false };
+    submit_opts o = { wk_default_redis(), wk_default_prefix(), NULL, 0, 0, false };
     char err[512] = "";
     int i = 1, rc = 0;
     for (; i < argc; i++) {
@@ -157,14 +156,12 @@ int wk_cmd_submit(int argc, char **argv)
     build_job(&c, id, &j, files, ifiles);
     msgpack_sbuffer buf;
     msgpack_sbuffer_init(&buf);
-    q_redis_addr addr;
     q_conn *conn = NULL;
     char entry[Q_ID_LEN];
     if (q_job_encode(&j, &buf, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq submit: bad job: %s\n", err);
         rc = 2;
-    } else if (q_redis_url_parse(o.redis, &addr, err, sizeof err) < 0 ||
-               !(conn = q_conn_open(&addr, NULL, err, sizeof err))) {
+    } else if (!(conn = wk_cli_connect(o.redis, err, sizeof err))) {
         fprintf(stderr, "gradeq submit: %s\n", err);
         rc = 3;
     } else if ((rc = q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err)) <= 0) {

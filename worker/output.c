@@ -45,6 +45,18 @@ void wk_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* "status", "exit_code" and "signal": how a process ended. */
+static void json_ending(FILE *f, const char *status, bool has_exit, int64_t exit_code, bool has_signal,
+                        int64_t signal)
+{
+    fputs("\"status\":", f);
+    wk_json_string(f, status);
+    fputs(",\"exit_code\":", f);
+    has_exit ? fprintf(f, "%lld", (long long)exit_code) : fputs("null", f);
+    fputs(",\"signal\":", f);
+    has_signal ? fprintf(f, "%lld", (long long)signal) : fputs("null", f);
+}
+
 void wk_print_json(FILE *f, const q_result *r)
 {
     fputc('{', f);
@@ -53,12 +65,7 @@ void wk_print_json(FILE *f, const q_result *r)
         wk_json_string(f, r->id);
         fputc(',', f);
     }
-    fputs("\"status\":", f);
-    wk_json_string(f, r->status);
-    fputs(",\"exit_code\":", f);
-    r->has_exit_code ? fprintf(f, "%lld", (long long)r->exit_code) : fputs("null", f);
-    fputs(",\"signal\":", f);
-    r->has_signal ? fprintf(f, "%lld", (long long)r->signal) : fputs("null", f);
+    json_ending(f, r->status, r->has_exit_code, r->exit_code, r->has_signal, r->signal);
     fputs(",\"stdout\":\"", f);
     wk_base64(f, r->stdout_buf, r->stdout_len);
     fputs("\",\"stderr\":\"", f);
@@ -75,12 +82,8 @@ void wk_print_json(FILE *f, const q_result *r)
     }
     if (r->has_interactor) {
         const q_proc_result *i = &r->interactor;
-        fputs("\"interactor\":{\"status\":", f);
-        wk_json_string(f, i->status);
-        fputs(",\"exit_code\":", f);
-        i->has_exit_code ? fprintf(f, "%lld", (long long)i->exit_code) : fputs("null", f);
-        fputs(",\"signal\":", f);
-        i->has_signal ? fprintf(f, "%lld", (long long)i->signal) : fputs("null", f);
+        fputs("\"interactor\":{", f);
+        json_ending(f, i->status, i->has_exit_code, i->exit_code, i->has_signal, i->signal);
         fputs(",\"stderr\":\"", f);
         wk_base64(f, i->stderr_buf, i->stderr_len);
         fprintf(f, "\",\"cpu_us\":%llu,\"wall_us\":%llu,\"memory_bytes\":%llu},", (unsigned long long)i->cpu_us,

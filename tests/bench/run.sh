@@ -12,7 +12,7 @@
 # even when a benchmark is killed.
 B=${B:-build}
 export GRADEQ_BIN="$B" GRADEQ_PROGS="$B/progs"
-T=$(mktemp -d /tmp/gradeq-bench.XXXXXX) || exit 1
+T=$(mktemp -d -t gradeq-bench.$(printf "%06d" 0 | tr 0 X)) || exit 1
 export TMPDIR="$T"
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM

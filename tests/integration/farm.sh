@@ -15,7 +15,7 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v nsenter >/d
     echo "skip farm: needs root, ip (iproute2) and nsenter"
     exit 0
 fi
-out=$(mktemp /tmp/gradeq-farm-it.XXXXXX)
+out=$(mktemp -t gradeq-farm-it.$(printf "%06d" 0 | tr 0 X))
 trap 'rm -f "$out"' EXIT
 
 # One farm at a time on a machine (its namespaces have fixed names): wait

@@ -157,8 +157,12 @@ int rs_start(rs_server *s, const rs_opts *o, char *err, size_t errlen)
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !tmp[0])
         tmp = "/tmp";
-    if (snprintf(s->dir, sizeof s->dir, "%s/gradeq-redis-XXXXXX", tmp) >= (int)sizeof s->dir)
+    /* mkdtemp's template: the name, then six X it replaces. */
+    int n = snprintf(s->dir, sizeof s->dir, "%s/gradeq-redis-", tmp);
+    if (n < 0 || (size_t)n + 7 > sizeof s->dir)
         return fail(err, errlen, "TMPDIR too long");
+    memset(s->dir + n, 'X', 6);
+    s->dir[n + 6] = '\0';
     if (!mkdtemp(s->dir))
         return fail(err, errlen, "mkdtemp %s: %s", s->dir, strerror(errno));
     (void)snprintf(s->sock, sizeof s->sock, "%s/redis.sock", s->dir);
