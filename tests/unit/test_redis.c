@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,23 +24,10 @@
 
 #include "queue/redis.h"
 #include "tests/lib/redis_server.h"
+#include "tests/lib/stream_fixtures.h"
 
-static rs_server shared;
-
-/* Runs a command given as strings; the test fails unless it answers. */
-static redisReply *run(q_conn *c, const char *const *argv)
-{
-    char err[Q_ERR_LEN] = "";
-    q_args a;
-    q_args_init(&a);
-    for (; *argv; argv++)
-        q_args_str(&a, *argv);
-    redisReply *r = q_command(c, &a, err, sizeof err);
-    if (!r)
-        fail_msg("command %s failed: %s", a.argv[0], err);
-    return r;
-}
-#define RUN(c, ...) run((c), (const char *const[]){ __VA_ARGS__, NULL })
+/* The shared helpers under the short names the checks below use. */
+#define RUN SF_RUN
 
 /* Like RUN, but expects failure and returns the error text in err. */
 static void run_fails(q_conn *c, char *err, size_t errlen, const char *const *argv)
@@ -63,54 +49,22 @@ static void run_fails(q_conn *c, char *err, size_t errlen, const char *const *ar
 
 static void expect_status(q_conn *c, const char *want, const char *const *argv)
 {
-    redisReply *r = run(c, argv);
+    redisReply *r = sf_run(c, argv);
     assert_true(r->type == REDIS_REPLY_STATUS || r->type == REDIS_REPLY_STRING);
     assert_string_equal(r->str, want);
     freeReplyObject(r);
 }
 #define EXPECT(c, want, ...) expect_status((c), (want), (const char *const[]){ __VA_ARGS__, NULL })
 
-static q_conn *open_url(const char *url, const q_conn_opts *o)
-{
-    char err[Q_ERR_LEN] = "";
-    q_redis_addr addr;
-    if (q_redis_url_parse(url, &addr, err, sizeof err) < 0)
-        fail_msg("parse %s: %s", url, err);
-    q_conn *c = q_conn_open(&addr, o, err, sizeof err);
-    if (!c)
-        fail_msg("open %s: %s", url, err);
-    return c;
-}
-
-/* Per-test servers live in cmocka fixtures: the teardown runs even when
- * the test fails, so no server directory is left behind. */
-static int own_server(void **state, const rs_opts *o)
-{
-    static rs_server s_; /* tests run one at a time */
-    rs_server *s = &s_;
-    char err[Q_ERR_LEN];
-    if (rs_start(s, o, err, sizeof err) < 0) {
-        fprintf(stderr, "rs_start: %s\n", err);
-        return -1;
-    }
-    *state = s;
-    return 0;
-}
-
+/* Per-test servers (see sf_own_server), torn down by sf_own_teardown. */
 static int own_plain(void **state)
 {
-    return own_server(state, NULL);
+    return sf_own_server(state, NULL);
 }
 
 static int own_with_password(void **state)
 {
-    return own_server(state, &(rs_opts){ .requirepass = "s3cret" });
-}
-
-static int own_teardown(void **state)
-{
-    rs_destroy(*state);
-    return 0;
+    return sf_own_server(state, &(rs_opts){ .requirepass = "s3cret" });
 }
 
 static long elapsed_ms(struct timespec since)
@@ -241,7 +195,7 @@ static void test_connect_missing_socket(void **state)
 {
     (void)state;
     char url[400], err[Q_ERR_LEN] = "";
-    (void)snprintf(url, sizeof url, "unix://%s/nope.sock", shared.dir);
+    (void)snprintf(url, sizeof url, "unix://%s/nope.sock", sf_shared.dir);
     q_redis_addr addr;
     assert_int_equal(q_redis_url_parse(url, &addr, err, sizeof err), 0);
     assert_null(q_conn_open(&addr, NULL, err, sizeof err));
@@ -253,7 +207,7 @@ static void test_bad_options(void **state)
     (void)state;
     q_redis_addr addr;
     char err[Q_ERR_LEN] = "";
-    assert_int_equal(q_redis_url_parse(shared.url, &addr, err, sizeof err), 0);
+    assert_int_equal(q_redis_url_parse(sf_shared.url, &addr, err, sizeof err), 0);
     q_conn_opts o = { .client_name = "has space" };
     assert_null(q_conn_open(&addr, &o, err, sizeof err));
     assert_non_null(strstr(err, "client name"));
@@ -267,10 +221,10 @@ static void test_auth_and_select(void **state)
     const rs_server *s = *state;
     char url[400];
     (void)snprintf(url, sizeof url, "%s?db=3&password=s3cret", s->url);
-    q_conn *c = open_url(url, NULL);
+    q_conn *c = sf_open_url(url, NULL);
     EXPECT(c, "OK", "SET", "k", "in-db-3");
     (void)snprintf(url, sizeof url, "%s?password=s3cret", s->url);
-    q_conn *c0 = open_url(url, NULL);
+    q_conn *c0 = sf_open_url(url, NULL);
     redisReply *r = RUN(c0, "EXISTS", "k");
     assert_int_equal(r->integer, 0); /* not in db 0 */
     freeReplyObject(r);
@@ -299,11 +253,11 @@ static void test_auth_and_select(void **state)
 static void test_auth_acl_user(void **state)
 {
     (void)state;
-    q_conn *admin = open_url(shared.url, NULL);
+    q_conn *admin = sf_open_url(sf_shared.url, NULL);
     EXPECT(admin, "OK", "ACL", "SETUSER", "alice", "reset", "on", ">pa ss", "~*", "&*", "+@all");
     char url[400];
-    (void)snprintf(url, sizeof url, "%s?user=alice&password=pa%%20ss", shared.url);
-    q_conn *c = open_url(url, NULL);
+    (void)snprintf(url, sizeof url, "%s?user=alice&password=pa%%20ss", sf_shared.url);
+    q_conn *c = sf_open_url(url, NULL);
     EXPECT(c, "alice", "ACL", "WHOAMI");
     redisReply *r = RUN(admin, "ACL", "DELUSER", "alice");
     assert_int_equal(r->integer, 1);
@@ -315,7 +269,7 @@ static void test_auth_acl_user(void **state)
 static void test_client_name(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, &(q_conn_opts){ .client_name = "worker-7:3" });
+    q_conn *c = sf_open_url(sf_shared.url, &(q_conn_opts){ .client_name = "worker-7:3" });
     EXPECT(c, "worker-7:3", "CLIENT", "GETNAME");
     q_conn_close(c);
 }
@@ -325,7 +279,7 @@ static void test_client_name(void **state)
 static void test_error_reply(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, NULL);
+    q_conn *c = sf_open_url(sf_shared.url, NULL);
     char err[Q_ERR_LEN];
     EXPECT(c, "OK", "SET", "s", "text");
     RUN_FAILS(c, err, "INCR", "s");
@@ -339,7 +293,7 @@ static void test_error_reply(void **state)
 static void test_binary_args_and_overflow(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, NULL);
+    q_conn *c = sf_open_url(sf_shared.url, NULL);
     char err[Q_ERR_LEN] = "";
     static const char bin[] = { 'a', 0, '\r', '\n', (char)0xff };
     q_args a;
@@ -371,7 +325,7 @@ static void test_binary_args_and_overflow(void **state)
 static void test_pipeline(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, NULL);
+    q_conn *c = sf_open_url(sf_shared.url, NULL);
     char err[Q_ERR_LEN] = "";
     q_args a, b, d;
     q_args_init(&a);
@@ -402,7 +356,7 @@ static void test_pipeline(void **state)
 static void test_timeout_drops_and_recovers(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, &(q_conn_opts){ .command_timeout_ms = 200 });
+    q_conn *c = sf_open_url(sf_shared.url, &(q_conn_opts){ .command_timeout_ms = 200 });
     assert_int_equal(q_conn_block_max_ms(c), 100);
     char err[Q_ERR_LEN];
     /* Blocking longer than the socket timeout: exactly what callers must
@@ -419,7 +373,7 @@ static void test_reconnect_after_restart(void **state)
     rs_server *s = *state;
     char url[400], err[Q_ERR_LEN];
     (void)snprintf(url, sizeof url, "%s?db=3&password=s3cret", s->url);
-    q_conn *c = open_url(url, &(q_conn_opts){ .reconnect_wait_ms = 150 });
+    q_conn *c = sf_open_url(url, &(q_conn_opts){ .reconnect_wait_ms = 150 });
     EXPECT(c, "OK", "SET", "before", "1");
 
     assert_int_equal(rs_stop(s, err, sizeof err), 0);
@@ -442,7 +396,7 @@ static void test_reconnect_after_restart(void **state)
         fail_msg("restart: %s", err);
     EXPECT(c, "OK", "SET", "after", "2"); /* AUTH and SELECT re-applied */
     assert_int_equal(q_conn_reconnects(c), 1);
-    q_conn *check = open_url(url, NULL);
+    q_conn *check = sf_open_url(url, NULL);
     EXPECT(check, "2", "GET", "after");
     q_conn_close(check);
     q_conn_close(c);
@@ -452,9 +406,9 @@ static void test_stop_flag_ends_reconnecting(void **state)
 {
     rs_server *s = *state;
     atomic_int stop = 0;
-    q_conn *c = open_url(s->url, &(q_conn_opts){ .reconnect_wait_ms = 30000,
-                                                .backoff_min_ms = 2000,
-                                                .stop = &stop });
+    q_conn *c = sf_open_url(s->url, &(q_conn_opts){ .reconnect_wait_ms = 30000,
+                                                   .backoff_min_ms = 2000,
+                                                   .stop = &stop });
     char err[Q_ERR_LEN];
     assert_false(q_conn_stopping(c));
     assert_int_equal(rs_stop(s, err, sizeof err), 0);
@@ -491,7 +445,7 @@ static void eval_ok(q_conn *c, const char *val, unsigned long round_trips)
 static void test_script_cache_and_reload(void **state)
 {
     (void)state;
-    q_conn *c = open_url(shared.url, NULL);
+    q_conn *c = sf_open_url(sf_shared.url, NULL);
     eval_ok(c, "1", 1); /* SCRIPT LOAD + EVAL pipelined */
     eval_ok(c, "2", 1); /* EVALSHA */
     EXPECT(c, "OK", "SCRIPT", "FLUSH");
@@ -509,33 +463,6 @@ static void test_script_cache_and_reload(void **state)
     q_conn_close(c);
 }
 
-static int flush_shared(void **state)
-{
-    (void)state;
-    q_conn *c = open_url(shared.url, NULL);
-    EXPECT(c, "OK", "FLUSHALL");
-    q_conn_close(c);
-    return 0;
-}
-
-static int group_setup(void **state)
-{
-    (void)state;
-    char err[Q_ERR_LEN];
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || rs_start(&shared, NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "redis-server: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    rs_destroy(&shared);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,18 +471,18 @@ int main(void)
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_connect_missing_socket),
         cmocka_unit_test(test_bad_options),
-        cmocka_unit_test_setup_teardown(test_auth_and_select, own_with_password, own_teardown),
-        cmocka_unit_test_setup(test_auth_acl_user, flush_shared),
-        cmocka_unit_test_setup(test_client_name, flush_shared),
-        cmocka_unit_test_setup(test_error_reply, flush_shared),
-        cmocka_unit_test_setup(test_binary_args_and_overflow, flush_shared),
-        cmocka_unit_test_setup(test_pipeline, flush_shared),
-        cmocka_unit_test_setup(test_timeout_drops_and_recovers, flush_shared),
+        cmocka_unit_test_setup_teardown(test_auth_and_select, own_with_password, sf_own_teardown),
+        cmocka_unit_test_setup(test_auth_acl_user, sf_flush),
+        cmocka_unit_test_setup(test_client_name, sf_flush),
+        cmocka_unit_test_setup(test_error_reply, sf_flush),
+        cmocka_unit_test_setup(test_binary_args_and_overflow, sf_flush),
+        cmocka_unit_test_setup(test_pipeline, sf_flush),
+        cmocka_unit_test_setup(test_timeout_drops_and_recovers, sf_flush),
         cmocka_unit_test_setup_teardown(test_reconnect_after_restart, own_with_password,
-                                        own_teardown),
+                                        sf_own_teardown),
         cmocka_unit_test_setup_teardown(test_stop_flag_ends_reconnecting, own_plain,
-                                        own_teardown),
-        cmocka_unit_test_setup(test_script_cache_and_reload, flush_shared),
+                                        sf_own_teardown),
+        cmocka_unit_test_setup(test_script_cache_and_reload, sf_flush),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, sf_group_setup, sf_group_teardown);
 }
