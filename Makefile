@@ -171,7 +171,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 install: install-lib
 install-lib: $(LIBSO)
-	install -D -m 0755 $(B)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	install -D -m 0644 $(B)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
 	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/libgradeq.so
 	install -D -m 0644 sandbox/sandbox.h $(DESTDIR)$(INCDIR)/gradeq/sandbox.h
