@@ -55,19 +55,23 @@ class Client:
         last = await r.xrevrange(self.keys.results, count=1)
         return last[0][0] if last else b"0-0"
 
+    async def _entries(self, r, last_id):
+        """(stream id, job id, raw result) of each entry after last_id."""
+        while True:
+            got = await r.xread({self.keys.results: last_id}, count=1000, block=0)
+            for _, entries in got or ():
+                for sid, fields in entries:
+                    last_id = sid
+                    yield _wire.stream_entry(sid, fields)
+
     async def _follow_results(self, started):
         try:
             last_id = await self._last_id(self._follower_redis)
             started.set_result(None)
-            while True:
-                got = await self._follower_redis.xread({self.keys.results: last_id}, count=1000, block=0)
-                for _, entries in got or ():
-                    for sid, fields in entries:
-                        last_id = sid
-                        _, job_id, data = _wire.stream_entry(sid, fields)
-                        for fut in self._waiters.pop(job_id, ()):
-                            if not fut.done():
-                                fut.set_result(_wire.decode_result(data))
+            async for _, job_id, data in self._entries(self._follower_redis, last_id):
+                for fut in self._waiters.pop(job_id, ()):
+                    if not fut.done():
+                        fut.set_result(_wire.decode_result(data))
         except asyncio.CancelledError:
             raise
         except Exception as e:  # every waiter learns why; the next wait restarts the follower
@@ -128,10 +132,5 @@ class Client:
         runs."""
         if last_id == "$":
             last_id = await self._last_id(self.redis)
-        while True:
-            got = await self.redis.xread({self.keys.results: last_id}, count=1000, block=0)
-            for _, entries in got or ():
-                for sid, fields in entries:
-                    last_id = sid
-                    s, _, data = _wire.stream_entry(sid, fields)
-                    yield s, _wire.decode_result(data)
+        async for sid, _, data in self._entries(self.redis, last_id):
+            yield sid, _wire.decode_result(data)
