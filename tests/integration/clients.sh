@@ -35,4 +35,14 @@ start_worker w1 --threads 2
 export GRADEQ_TEST_REDIS="unix://$SOCK"
 check "python: pytest" '"$PY" -m pytest -q -p no:cacheprovider clients/python/tests'
 
+# --- the Node package ----------------------------------------------------
+# Its locked dependencies are installed here, once per package-lock.json.
+if command -v node >/dev/null 2>&1; then
+    check "node: dependencies of package-lock.json installed" \
+        '[ clients/node/node_modules/.package-lock.json -nt clients/node/package-lock.json ] ||
+         (cd clients/node && npm ci --no-audit --no-fund --loglevel=error)'
+    check "node: node --test" '(cd clients/node && node --test test/)'
+else
+    echo "skip node: not installed"
+fi
 cd "$TOP" && exit $FAIL
