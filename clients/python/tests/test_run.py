@@ -1,7 +1,9 @@
 """gradeq.run and gradeq.run_program against libgradeq.so, for real."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pytest
@@ -216,13 +218,18 @@ except gradeq.IsolationError as e:
 """
 
 
-def test_without_root_runs_degraded_and_says_so(tmp_path):
+def test_without_root_runs_degraded_and_says_so():
     if os.geteuid() != 0:
         pytest.skip("needs root to drop to another user")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), HOME=str(tmp_path),
-               GRADEQ_LIB=os.path.realpath(gradeq._lib.lib()._name))
-    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", DEGRADED],
-                       env=env, capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    # A copy of the package and the library that the other user can read
+    # wherever this checkout lives.
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        shutil.copytree(os.path.dirname(gradeq.__file__), os.path.join(d, "gradeq"))
+        lib = shutil.copy(os.path.realpath(gradeq._lib.lib()._name), os.path.join(d, "libgradeq.so.1"))
+        env = dict(os.environ, PYTHONPATH=d, HOME=d, GRADEQ_LIB=lib)
+        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
+                            DEGRADED], env=env, capture_output=True, text=True, timeout=120, cwd=d)
     assert p.returncode == 0, p.stderr
     assert "refused: gradeq: isolation required but" in p.stdout
 
