@@ -49,6 +49,19 @@ stats=$(GRADEQ_REDIS=$URL_M "$B/gradeq" stats 2>&1)
 check "gradeq stats as gradeq-monitor" 'echo "$stats" | grep -q "OK=1" && echo "$stats" | grep -q "1 live worker"'
 check "gradeq stats --json as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" stats --json | grep -q "\"dead\":0"'
 
+check "the Python clients as gradeq-client (run, result, follow; asyncio)" \
+    'PYTHONPATH=clients/python /usr/bin/python3 -c "
+import asyncio, sys, gradeq, gradeq.aio
+c = gradeq.Client(sys.argv[1])
+r = c.run({\"argv\": [\"echo\", \"py\"]}, 20)
+assert r.ok and r.stdout == b\"py\n\" and c.result(r.id, 0).ok, r
+assert next(iter(c.follow(\"0-0\")))[1].status
+async def main():
+    async with gradeq.aio.Client(sys.argv[1]) as a:
+        assert (await a.run({\"argv\": [\"true\"]}, 20)).ok
+asyncio.run(main())
+" "$URL_C"'
+
 # Dead letter (no readable id) and a bad job answered BAD_JOB: both scripts.
 admin xadd gradeq:jobs '*' job 'not msgpack' >/dev/null
 printf '\202\242id\244bad1\244argv\220' > "$T/bad"

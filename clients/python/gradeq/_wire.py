@@ -5,6 +5,7 @@ A job is a dict passed through as it is, grading jobs included, with two
 exceptions: an optional field set to None is left out (the worker answers
 nil with BAD_JOB), and a limit ending in _bytes may be given as "64M".
 """
+import urllib.parse
 import uuid
 
 import msgpack
@@ -13,6 +14,14 @@ from .result import Result
 from .sizes import parse_size
 
 _BYTES_LIMITS = ("memory_bytes", "stdout_bytes", "stderr_bytes", "file_bytes")
+
+
+def redis_url(url):
+    """url for redis-py: the worker's `?user=` (unix:///path?user=U&password=P)
+    is redis-py's `?username=`."""
+    base, sep, query = url.partition("?")
+    q = [("username" if k == "user" else k, v) for k, v in urllib.parse.parse_qsl(query, keep_blank_values=True)]
+    return base + sep + urllib.parse.urlencode(q)
 
 
 class Keys:

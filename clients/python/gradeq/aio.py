@@ -21,10 +21,10 @@ class Client:
     """An asyncio connection to the farm's Redis; use `async with` or close()."""
 
     def __init__(self, url="redis://127.0.0.1:6379", *, prefix="gradeq", pool_size=8, **redis_options):
-        pool = aredis.BlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=None,
+        pool = aredis.BlockingConnectionPool.from_url(_wire.redis_url(url), max_connections=pool_size, timeout=None,
                                                      **redis_options)
         self.redis = aredis.Redis(connection_pool=pool)
-        self._follower_redis = aredis.Redis.from_url(url, **redis_options)
+        self._follower_redis = aredis.Redis.from_url(_wire.redis_url(url), **redis_options)
         self.keys = _wire.Keys(prefix)
         self._waiters = {}
         self._follower = None

@@ -17,7 +17,7 @@ class Client:
     """A connection to the farm's Redis (redis://, rediss:// or unix:// URL)."""
 
     def __init__(self, url="redis://127.0.0.1:6379", *, prefix="gradeq", **redis_options):
-        self.redis = redis.Redis.from_url(url, **redis_options)
+        self.redis = redis.Redis.from_url(_wire.redis_url(url), **redis_options)
         self.keys = _wire.Keys(prefix)
 
     def close(self):
