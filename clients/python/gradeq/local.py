@@ -112,6 +112,17 @@ def _bytes(v, what):
     raise TypeError(f"{what}: expected bytes or str, got {type(v).__name__}")
 
 
+def _cstrings(strings, what):
+    """NULL-terminated char *[] of strings that C would otherwise cut at a NUL."""
+    out = []
+    for v in strings:
+        b = v.encode()
+        if b"\0" in b:
+            raise ValueError(f"{what}: {v!r} contains a NUL byte")
+        out.append(b)
+    return (ctypes.c_char_p * (len(out) + 1))(*out, None)
+
+
 def _ship_local_program(argv, files):
     """A program named by a path outside the system dirs travels into the
     box and runs as ./NAME (as `gradeq run` does)."""
@@ -165,7 +176,7 @@ def _limits(cpu_ms, wall_ms, memory, stdout_max, stderr_max, processes, file_max
 
 
 def _result(raw):
-    r = Result(
+    return Result(
         status=_lib.STATUS_NAMES[raw.status],
         exit_code=None if raw.exit_code < 0 else raw.exit_code,
         signal=raw.signal or None,
@@ -176,7 +187,6 @@ def _result(raw):
         isolation=_lib.isolation_names(raw.isolation),
         error=raw.error.decode(errors="replace") or None,
         waiting_for_input=raw.waiting_for_input, ended_by_callback=raw.ended_by_callback)
-    return r
 
 
 def _missing(bits):
@@ -204,13 +214,15 @@ def run(argv, *, stdin=b"", files=None, env=None, cpu_ms=1000, wall_ms=None, mem
             raise IsolationError(f"gradeq: isolation required but {', '.join(_missing(bits))} "
                                  f"does not hold here: {describe}")
 
-    c_argv = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
-    spec = _lib.Spec(argv=c_argv, limits=limits)
+    spec = _lib.Spec(argv=_cstrings(argv, "argv"), limits=limits)
     if env is not None:
-        pairs = [f"{k}={v}".encode() for k, v in env.items()]
-        spec.env = (ctypes.c_char_p * (len(pairs) + 1))(*pairs, None)
+        if any(not k or "=" in k for k in env):
+            raise ValueError(f"env: a name is empty or contains '=': {list(env)!r}")
+        spec.env = _cstrings([f"{k}={v}" for k, v in env.items()], "env")
     if files:
-        c_files = (_lib.File * len(files))(*[_lib.File(k.encode(), v, len(v), True) for k, v in files.items()])
+        names = _cstrings(files, "files")
+        c_files = (_lib.File * len(files))(*[_lib.File(names[i], v, len(v), True)
+                                             for i, v in enumerate(files.values())])
         spec.files, spec.nfiles = c_files, len(files)
     interaction = None
     if callable(stdin):

@@ -69,6 +69,10 @@ def test_bad_arguments():
         gradeq.run(["true"], memory="lots")
     with pytest.raises(TypeError):
         gradeq.run(["true"], stdin=42)
+    with pytest.raises(ValueError):
+        gradeq.run(["echo", "a\0b"])
+    with pytest.raises(ValueError):
+        gradeq.run(["true"], env={"A=B": "c"})
 
 
 def test_local_program_travels_into_the_box(tmp_path):
