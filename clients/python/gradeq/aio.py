@@ -8,13 +8,61 @@ before it is reported running), then reads the result's list once: a result
 published before that read is in the list, one published after is on the
 stream past the follower's start. Other commands share a small bounded pool
 (pool_size connections), so 10,000 concurrent awaits use pool_size + 1
-connections.
+connections. Submits and those list reads are pipelined: the ones issued in
+one turn of the event loop go out together (one command at a time costs the
+client about ten times the CPU of the same command in a pipeline).
 """
 import asyncio
 
 import redis.asyncio as aredis
 
 from . import _wire
+
+
+class _AutoPipeline:
+    """Commands issued in one turn of the event loop, sent as pipelines of
+    at most MAX commands; each caller awaits its own reply."""
+
+    MAX = 1000
+
+    def __init__(self, r):
+        self.redis = r
+        self.queue = []
+        self.tasks = set()
+
+    def __call__(self, *args):
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        if not self.queue:
+            loop.call_soon(self._flush)
+        self.queue.append((args, fut))
+        return fut
+
+    def _flush(self):
+        queue, self.queue = self.queue, []
+        for i in range(0, len(queue), self.MAX):
+            task = asyncio.ensure_future(self._send(queue[i:i + self.MAX]))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _send(self, batch):
+        pipe = self.redis.pipeline(transaction=False)
+        for args, _ in batch:
+            pipe.execute_command(*args)
+        try:
+            replies = await pipe.execute(raise_on_error=False)
+        except Exception as e:  # the connection failed: every caller of the batch learns why
+            replies = [e] * len(batch)
+        for (_, fut), reply in zip(batch, replies):
+            if fut.done():  # its caller was cancelled
+                continue
+            if isinstance(reply, Exception):
+                fut.set_exception(reply)
+            else:
+                fut.set_result(reply)
+
+    async def close(self):
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 class Client:
@@ -26,6 +74,7 @@ class Client:
         self.redis = aredis.Redis(connection_pool=pool)
         self._follower_redis = aredis.Redis.from_url(_wire.redis_url(url), **redis_options)
         self.keys = _wire.Keys(prefix)
+        self._pipe = _AutoPipeline(self.redis)
         self._waiters = {}
         self._follower = None
         self._started = None
@@ -35,6 +84,7 @@ class Client:
             self._follower.cancel()
             await asyncio.gather(self._follower, return_exceptions=True)
             self._follower = None
+        await self._pipe.close()
         await self._follower_redis.close()
         await self.redis.close()
         await self.redis.connection_pool.disconnect()
@@ -48,7 +98,7 @@ class Client:
     async def submit(self, job):
         """Queues a job dict and returns its id (assigned when it had none)."""
         job_id, data = _wire.encode_job(job)
-        await self.redis.xadd(self.keys.jobs, {"job": data})
+        await self._pipe("XADD", self.keys.jobs, "*", "job", data)
         return job_id
 
     async def _last_id(self, r):
@@ -99,7 +149,7 @@ class Client:
         try:
             if timeout != 0:
                 await self._ensure_follower()
-            data = await self.redis.lindex(self.keys.result(job_id), 0)
+            data = await self._pipe("LINDEX", self.keys.result(job_id), 0)
             if data is not None:
                 return _wire.decode_result(data)
             if timeout == 0:
