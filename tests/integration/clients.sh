@@ -41,7 +41,7 @@ if command -v node >/dev/null 2>&1; then
     check "node: dependencies of package-lock.json installed" \
         '[ clients/node/node_modules/.package-lock.json -nt clients/node/package-lock.json ] ||
          (cd clients/node && npm ci --no-audit --no-fund --loglevel=error)'
-    check "node: node --test" '(cd clients/node && node --test test/)'
+    check "node: node --test" '(cd clients/node && node --test test/*.test.js)'
 else
     echo "skip node: not installed"
 fi

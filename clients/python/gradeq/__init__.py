@@ -16,7 +16,7 @@ from .sizes import parse_size
 __version__ = "1.0.0"
 __all__ = ["run", "run_program", "Result", "CLOSE", "STOP", "CALLBACK_ERROR", "NOT_FOUND",
            "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
-           "IsolationWarning", "parse_size", "Client"]
+           "IsolationWarning", "parse_size"]  # Client and aio: on first use (they need redis)
 
 
 def __getattr__(name):
