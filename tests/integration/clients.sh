@@ -30,6 +30,12 @@ check "pip installs the package with no index" \
 check "the installed package runs a program" \
     '(cd "$T" && "$T/venv/bin/python" -c "import gradeq; assert gradeq.__file__.startswith(\"$T/venv/\"); assert gradeq.run([\"echo\", \"hi\"]).stdout == b\"hi\n\"")'
 
+# Outside a checkout and without GRADEQ_LIB, the installed library is found by its soname.
+make -s --no-print-directory -o "$B/libgradeq.so" -o "$B/libgradeq.so.1.0.0" install-lib B="$B" DESTDIR="$T/root" \
+    PREFIX=/usr >"$T/install.log" 2>&1
+check "the installed package finds the installed library" \
+    '(cd "$T" && env -u GRADEQ_LIB LD_LIBRARY_PATH="$T/root/usr/lib" "$T/venv/bin/python" -c "import gradeq, gradeq._lib as l; assert gradeq.run([\"true\"]).ok; assert l.lib()._name == \"libgradeq.so.1\"")'
+
 start_redis || exit 1
 start_worker w1 --threads 2
 export GRADEQ_TEST_REDIS="unix://$SOCK"
