@@ -5,7 +5,7 @@
 # Node's suite is skipped, and said so, only when node is not installed.
 set -u
 . "$(dirname "$0")/common.inc"
-TOP=$(pwd)
+cd "$(dirname "$0")/../.." || exit 1
 LIB=$(realpath "$B/libgradeq.so.1")
 export GRADEQ_LIB="$LIB"
 
@@ -51,4 +51,4 @@ if command -v node >/dev/null 2>&1; then
 else
     echo "skip node: not installed"
 fi
-cd "$TOP" && exit $FAIL
+exit $FAIL
