@@ -57,11 +57,12 @@ const toBuffer = (u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 /** The result of a job: the fields of docs/protocol.md, and `ok`. */
 export class Result {
   constructor(map) {
+    const { ok: _ok, ...fields } = map; // `ok` is derived, never taken from the wire
     Object.assign(this, {
       status: '', exit_code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0),
       stdout_truncated: false, stderr_truncated: false, cpu_us: 0, wall_us: 0, memory_bytes: 0,
       isolation: [], error: null, id: null, worker: null, attempt: 0,
-    }, map);
+    }, fields);
     for (const f of BUFFER_FIELDS) if (this[f] instanceof Uint8Array) this[f] = toBuffer(this[f]);
     if (isMap(this.interactor) && this.interactor.stderr instanceof Uint8Array)
       this.interactor.stderr = toBuffer(this.interactor.stderr);
@@ -96,8 +97,6 @@ function checkTimeout(timeout) {
 /** A connection to the farm's Redis (redis://, rediss:// or unix:// URL). */
 export class Client {
   constructor(url = 'redis://127.0.0.1:6379', { prefix = 'gradeq', redis = {} } = {}) {
-    this.url = url;
-    this.redisOptions = redis;
     this.redis = connect(url, redis);
     this.keys = { jobs: `${prefix}:jobs`, results: `${prefix}:results`, result: (id) => `${prefix}:result:${id}` };
     this.waiters = new Map(); // id -> Set of { resolve, reject }

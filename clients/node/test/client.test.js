@@ -97,4 +97,5 @@ test('codec: ids, sizes, unknown fields, non-maps refused', () => {
   assert.throws(() => encodeJob(['x']), TypeError);
   const r = decodeResult(encode({ id: 'x', status: 'OK', worker: 'w', stdout: new Uint8Array([1]), tests: [1] }));
   assert.ok(r.ok && Buffer.isBuffer(r.stdout) && r.tests[0] === 1);
+  assert.equal(decodeResult(encode({ id: 'x', status: 'RUNTIME_ERROR', ok: true })).ok, false);
 });

@@ -22,7 +22,7 @@ def test_layouts_match_the_header(tmp_path):
         lines.append(f'printf("{c} size %zu\\n", sizeof({c}));')
         for name, *_ in py._fields_:
             lines.append(f'printf("{c} {name} %zu\\n", offsetof({c}, {name}));')
-    lines += [f'printf("SBX_ERR_LEN %d\\n", SBX_ERR_LEN);', f'printf("SBX_ISO_ALL %u\\n", SBX_ISO_ALL);',
+    lines += ['printf("SBX_ERR_LEN %d\\n", SBX_ERR_LEN);', 'printf("SBX_ISO_ALL %u\\n", SBX_ISO_ALL);',
               'return 0; }']
     src, exe = tmp_path / "abi.c", tmp_path / "abi"
     src.write_text("\n".join(lines))
