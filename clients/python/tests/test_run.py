@@ -53,7 +53,7 @@ def test_cpu_and_wall_limits():
 
 
 def test_memory_limit():
-    r = gradeq.run(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M")
+    r = gradeq.run(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M", cpu_ms=10000)
     assert r.status == "MEMORY_LIMIT"
 
 
@@ -108,7 +108,7 @@ def guessing_game(secret):
 
 def test_guessing_game_with_a_closure():
     answer, guesses = guessing_game(37)
-    r = gradeq.run([GUESS], stdin=answer)
+    r = gradeq.run([GUESS], stdin=answer, cpu_ms=10000)
     assert r.ok, r
     assert r.stdout.endswith(b"found 37\n")
     assert guesses[-1] == 37 and len(guesses) <= 7
@@ -185,7 +185,7 @@ def test_run_program_codes():
     assert gradeq.run_program("cat", "typed") == (0, "typed", "")
     assert gradeq.run_program("no-such-program-here")[0] == gradeq.NOT_FOUND == -1
     assert gradeq.run_program("sleep 5", timeout=0.2)[0] == gradeq.TIMEOUT == -2
-    assert gradeq.run_program(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M")[0] == gradeq.MEMORY == -3
+    assert gradeq.run_program(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M", timeout=10)[0] == gradeq.MEMORY == -3
     assert gradeq.run_program("yes", stdout_max="1K")[0] == gradeq.OUTPUT_CAP == -4
     assert gradeq.run_program("sh -c 'kill -9 $$'")[0] == 128 + 9
 
@@ -203,7 +203,7 @@ def test_run_program_with_a_text_function():
             return None
         g = int(line)
         return "higher\n" if g < secret else "lower\n" if g > secret else "correct\n"
-    ret, out, err = gradeq.run_program([GUESS], answer)
+    ret, out, err = gradeq.run_program([GUESS], answer, timeout=10)
     assert (ret, out.splitlines()[-1], err) == (0, "found 64", "")
 
 
