@@ -46,6 +46,7 @@
 #define ROOT "/tmp" /* where the new root is assembled before pivot_root */
 
 const zy_config *zy_cfg;
+int zy_mq_fd = -1, zy_sockstat_fd = -1;
 static int box_fd = -1, tmp_fd = -1;
 
 /* Reported to the caller when a setup step fails. */
@@ -58,6 +59,15 @@ static int fail_step(const char *what)
 }
 
 /* ---- set-up, once per slot ------------------------------------------- */
+
+/* The zygote holds a copy of the caller's memory (a Redis password among
+ * it): no core dump, no ptrace or /proc/PID/mem by its uid, and a name of
+ * its own in ps. */
+static void setup_identity(void)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
+        fail_step("prctl dumpable/name");
+}
 
 /* Only the socket and the cgroup fds survive, at fixed numbers; 0-2 are
  * /dev/null so that fds received later are never 0-2. */
@@ -160,6 +170,21 @@ static void make_dev(void)
         fail_step("read-only /dev");
 }
 
+/* A detached mount of the IPC namespace's POSIX queues: how the zygote
+ * lists and removes what a run left, out of every program's sight. Made on
+ * the old root, before the new one is assembled there. */
+static void setup_mqueue(void)
+{
+    if (mount("mqueue", ROOT, "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        if (errno == ENODEV)
+            return; /* no POSIX queues in this kernel: none to clear */
+        fail_step("mounting mqueue");
+    }
+    zy_mq_fd = open(ROOT, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    if (zy_mq_fd < 0 || umount2(ROOT, MNT_DETACH) < 0)
+        fail_step("detaching mqueue");
+}
+
 static void setup_mounts(void)
 {
     static const char *const sys_dirs[] = { "usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32", "etc" };
@@ -167,6 +192,7 @@ static void setup_mounts(void)
     umask(0); /* modes below are meant exactly; runs get 022 back */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         fail_step("making mounts private");
+    setup_mqueue();
     if (mount("gradeq", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=64,mode=755") < 0)
         fail_step("mounting the root tmpfs");
     for (size_t i = 0; i < sizeof sys_dirs / sizeof sys_dirs[0]; i++) {
@@ -199,6 +225,10 @@ static void setup_mounts(void)
     tmp_fd = open("/tmp", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
     if (box_fd < 0 || tmp_fd < 0)
         fail_step("opening /box and /tmp");
+    /* Per network namespace: what a run left there (see zygote_run.c). */
+    zy_sockstat_fd = open("/proc/net/sockstat", O_RDONLY | O_CLOEXEC);
+    if (zy_sockstat_fd < 0)
+        fail_step("opening /proc/net/sockstat");
 }
 
 static void setup_host_dir(void)
@@ -272,6 +302,7 @@ static void announce_ready(void)
 int zy_main(void *arg)
 {
     zy_cfg = arg;
+    setup_identity();
     setup_fds();
     setup_cgroup();
     setup_signals();

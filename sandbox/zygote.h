@@ -11,6 +11,10 @@
 /* The zygote's configuration, set once by zy_main. */
 extern const zy_config *zy_cfg;
 
+/* Set up by zygote.c in namespaces, else -1: a detached mount of the IPC
+ * namespace's POSIX queues, and the network namespace's sockstat. */
+extern int zy_mq_fd, zy_sockstat_fd;
+
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);
 

@@ -1,0 +1,290 @@
+/* test_sandbox_reset.c -- "when sbx_run returns, the box is
+ * indistinguishable from a fresh one", proved against programs that try to
+ * leave something for the next job in the same box: files planted against
+ * the wipe and in the way of the next job's files, each kind of IPC
+ * object, sockets kept in flight, stdout kept in flight, an OOM aimed at
+ * the zygote. Each first proves its attack ran; then a later run in the
+ * same box proves nothing is left and that its own files are its own.
+ * Also: limits that would overflow, a cancel between two runs, the state
+ * directory of another user, stdout reopened by name. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "tests/lib/sandbox_fixtures.h"
+
+static bool has(const sbx_result *r, const char *s)
+{
+    return r->stdout_len && memmem(r->stdout_buf, r->stdout_len, s, strlen(s)) != NULL;
+}
+
+static void run_ok(const char *prog, const char *const *args, const char *want)
+{
+    sbx_result r;
+    assert_int_equal(sx_run_prog(prog, args, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    if (want && !has(&r, want))
+        fail_msg("%s: wanted \"%s\" in stdout: %.*s", prog, want, (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+}
+
+/* A job with its own files: prog (ls_box), secret.txt, data/x, input.txt. */
+static void victim_job(const char *secret)
+{
+    const char *dir = getenv("GRADEQ_PROGS") ? getenv("GRADEQ_PROGS") : "build/progs";
+    char path[512], cmd[700];
+    snprintf(path, sizeof path, "%s/cat", dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char bin[1 << 20];
+    size_t n = fread(bin, 1, sizeof bin, f);
+    fclose(f);
+    sbx_file files[] = {
+        { "prog", bin, n, true },
+        { "secret.txt", secret, strlen(secret), false },
+        { "data/x", "x\n", 2, false },
+        { "input.txt", "in\n", 3, false },
+    };
+    const char *argv[] = { "/bin/sh", "-c", "cat secret.txt data/x input.txt; ls -A | tr '\\n' ' '", NULL };
+    sbx_spec s = { .argv = argv, .files = files, .nfiles = 4 };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    snprintf(cmd, sizeof cmd, "%sx\nin\ndata input.txt prog secret.txt ", secret);
+    if (r.stdout_len != strlen(cmd) || memcmp(r.stdout_buf, cmd, r.stdout_len) != 0)
+        fail_msg("the job's own files are not its own: %.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+}
+
+static void planted_files_reach_no_later_job(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("plant", NULL, "planted wipe=8 deep=40 fifo=1 dir=1 link=1");
+    /* The 40-deep chain is beyond what the wipe walks: the box was
+     * rebuilt rather than trusted, and no error was reported. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    victim_job("victim-secret-1\n");
+    run_ok("plant", (const char *[]){ "--find", "victim-secret", NULL }, "done");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("plant", (const char *[]){ "--find", "victim-secret", NULL }, NULL, &r), 0);
+    assert_false(has(&r, "found"));
+    sbx_result_free(&r);
+}
+
+static void shallow_plants_are_wiped_in_place(void **state)
+{
+    (void)state;
+    /* mkfiles makes files, hidden ones, a mode-000 directory, a FIFO and
+     * links, none deeper than the wipe walks. */
+    run_ok("mkfiles", (const char *[]){ "50", NULL }, "./: files=50");
+    victim_job("victim-secret-2\n");
+}
+
+static void ipc_objects_do_not_survive(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("ipc_leave", (const char *[]){ "make", "32", NULL }, "made shm sem msg mq");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("ipc_leave", (const char *[]){ "find", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    const char want[] = "shm=ENOENT\nsem=ENOENT\nmsg=ENOENT\nmq=ENOENT\n";
+    if (r.stdout_len != sizeof want - 1 || memcmp(r.stdout_buf, want, sizeof want - 1) != 0)
+        fail_msg("IPC survived the run: %.*s", (int)r.stdout_len, r.stdout_buf);
+    /* The 32 MiB segment is gone, not charged to this run. */
+    assert_true(r.memory_bytes < (24u << 20));
+    sbx_result_free(&r);
+    /* Removed in place: no rebuild needed. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+}
+
+static void ipc_hoard_is_not_cumulative(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.memory_bytes = 64u << 20;
+    for (int i = 0; i < 4; i++) {
+        sbx_result r;
+        assert_int_equal(sx_run_prog("ipc_leave", (const char *[]){ "make", "40", NULL }, &l, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        assert_true(has(&r, "made shm"));
+        sbx_result_free(&r);
+    }
+}
+
+static void sockets_in_flight_cost_the_box(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("sock_left", (const char *[]){ "make", NULL }, "left abstract tcp");
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    sbx_result r;
+    assert_int_equal(sx_run_prog("sock_left", (const char *[]){ "find", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    const char want[] = "abstract=ECONNREFUSED\nbind=ok\n";
+    if (r.stdout_len != sizeof want - 1 || memcmp(r.stdout_buf, want, sizeof want - 1) != 0)
+        fail_msg("sockets survived the run: %.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+    /* That run itself made a socket and closed it: nothing left, no rebuild. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+}
+
+static void stdout_in_flight_ends_promptly(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.wall_ms = 20000; /* a hang would be caught by the test's alarm first */
+    sbx_result r;
+    assert_int_equal(sx_run_prog("stdout_inflight", NULL, &l, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 4);
+    assert_memory_equal(r.stdout_buf, "bye\n", 4);
+    assert_true(r.wall_us < 5000000);
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello");
+}
+
+static void oom_aimed_at_the_zygote_is_the_runs(void **state)
+{
+    (void)state;
+    /* A zygote is a copy of its caller: a caller holding 32 MiB makes a
+     * zygote far bigger than any of the program's processes, the OOM
+     * killer's first choice unless it is immune. */
+    size_t big = 32u << 20;
+    char *mem = malloc(big);
+    assert_non_null(mem);
+    memset(mem, 1, big);
+    sbx_box *b;
+    char err[SBX_ERR_LEN];
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    free(mem);
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.memory_bytes = 64u << 20;
+    l.wall_ms = 10000;
+    sbx_result r;
+    assert_int_equal(sx_run_prog_in(b, "oom_zygote", (const char *[]){ "56", NULL }, &l, NULL, 0, &r), 0);
+    sx_assert_status(&r, SBX_MEMORY_LIMIT);
+    if (has(&r, "adj=EACCES")) {
+        /* The zygote had CAP_SYS_RESOURCE: immune, never at risk. */
+        assert_int_equal(sbx_box_rebuilds(b), 0);
+    } else {
+        /* It had not: the program lowered its own score, the killer took
+         * the zygote, and that cost the box, not an error. */
+        assert_true(has(&r, "adj=ok"));
+        assert_int_equal(sbx_box_rebuilds(b), 1);
+    }
+    sbx_result_free(&r);
+    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    sbx_box_close(b);
+}
+
+static void benign_runs_keep_the_box(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    for (int i = 0; i < 20; i++)
+        run_ok("hello", NULL, "hello");
+    run_ok("daemon", NULL, "grandchild");
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+}
+
+static void stdout_reopened_by_name(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/sh", "-c", "echo out > /dev/stdout && echo err > /dev/stderr", NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 4);
+    assert_memory_equal(r.stdout_buf, "out\n", 4);
+    assert_int_equal(r.stderr_len, 4);
+    assert_memory_equal(r.stderr_buf, "err\n", 4);
+    sbx_result_free(&r);
+}
+
+static void overflowing_limits_refused(void **state)
+{
+    (void)state;
+    const uint64_t huge = UINT64_MAX;
+    for (int which = 0; which < 5; which++) {
+        sbx_limits l;
+        sbx_limits_default(&l);
+        uint64_t *f[] = { &l.memory_bytes, &l.processes, &l.stdout_bytes, &l.stderr_bytes, &l.open_files };
+        *f[which] = huge;
+        sbx_result r;
+        assert_int_equal(sx_run_prog("hello", NULL, &l, &r), -1);
+        sx_assert_status(&r, SBX_SANDBOX_ERROR);
+        assert_non_null(strstr(r.error, "refused"));
+        sbx_result_free(&r);
+    }
+    run_ok("hello", NULL, "hello");
+}
+
+static void cancel_between_runs_is_kept(void **state)
+{
+    (void)state;
+    sbx_box_cancel(sx_box);
+    sbx_result r;
+    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), -1);
+    sx_assert_status(&r, SBX_SANDBOX_ERROR);
+    assert_non_null(strstr(r.error, "cancelled"));
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello"); /* consumed by the run it ended */
+}
+
+static void foreign_state_dir_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gradeq-foreign-XXXXXX", link[64];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chown(dir, 4242, 4242), 0);
+    char err[SBX_ERR_LEN];
+    sbx_host *h = NULL;
+    sbx_host_options o = { .state_dir = dir };
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by it alone"));
+    /* A symlink to a directory of ours is refused too. */
+    assert_int_equal(chown(dir, getuid(), getgid()), 0);
+    snprintf(link, sizeof link, "%s-link", dir);
+    assert_int_equal(symlink(dir, link), 0);
+    o.state_dir = link;
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), -1);
+    unlink(link);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(planted_files_reach_no_later_job, sx_test_setup),
+        cmocka_unit_test_setup(shallow_plants_are_wiped_in_place, sx_test_setup),
+        cmocka_unit_test_setup(ipc_objects_do_not_survive, sx_test_setup),
+        cmocka_unit_test_setup(ipc_hoard_is_not_cumulative, sx_test_setup),
+        cmocka_unit_test_setup(sockets_in_flight_cost_the_box, sx_test_setup),
+        cmocka_unit_test_setup(stdout_in_flight_ends_promptly, sx_test_setup),
+        cmocka_unit_test_setup(oom_aimed_at_the_zygote_is_the_runs, sx_test_setup),
+        cmocka_unit_test_setup(benign_runs_keep_the_box, sx_test_setup),
+        cmocka_unit_test_setup(stdout_reopened_by_name, sx_test_setup),
+        cmocka_unit_test_setup(overflowing_limits_refused, sx_test_setup),
+        cmocka_unit_test_setup(cancel_between_runs_is_kept, sx_test_setup),
+        cmocka_unit_test_setup(foreign_state_dir_refused, sx_test_setup),
+    };
+    return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
+}
