@@ -161,18 +161,22 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
     return 0;
 }
 
-void box_stop(sbx_box *b)
+void box_reap(sbx_box *b)
 {
-    if (b->sock >= 0)
-        close(b->sock);
-    b->sock = -1;
     if (b->zygote > 0) {
-        /* EOF on its socket makes it exit; a wedged one is killed. */
         kill(b->zygote, SIGKILL);
         waitpid(b->zygote, NULL, 0);
     }
     b->zygote = 0;
     b->cg.keep = 0;
+}
+
+void box_stop(sbx_box *b)
+{
+    box_reap(b);
+    if (b->sock >= 0)
+        close(b->sock);
+    b->sock = -1;
     if (b->box_fd >= 0)
         close(b->box_fd);
     if (b->tmp_fd >= 0)

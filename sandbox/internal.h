@@ -13,7 +13,7 @@
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
- *   wipe.c      empty /box and /tmp between runs
+ *   wipe.c      empty /box and /tmp between runs (or fail: the box is rebuilt)
  *   run.c       sbx_run: one run from start to verdict
  *   result.c    names, defaults, freeing
  */
@@ -180,6 +180,9 @@ struct sbx_box {
 /* (Re)starts the zygote when it is not running. */
 int box_start(sbx_box *b, char *err, size_t errlen);
 void box_stop(sbx_box *b);
+/* Kills the zygote and so, as PID 1, every process of its namespaces; its
+ * socket stays open (a reader may still send a kill on it) until box_stop. */
+void box_reap(sbx_box *b);
 /* Throws the box away and builds a fresh one (see box.c). */
 void box_rebuild(sbx_box *b);
 int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, size_t errlen);

@@ -75,7 +75,7 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
     sbx_quote(shown, sizeof shown, f->name);
     if (snprintf(path, sizeof path, "%s", f->name) >= (int)sizeof path || !path[0] || path[0] == '/')
         return sbx_fail(err, errlen, "file name \"%s\" is not a relative path", shown);
-    int dir = dup(b->box_fd);
+    int dir = fcntl(b->box_fd, F_DUPFD_CLOEXEC, 3);
     if (dir < 0)
         return sbx_fail_errno(err, errlen, "dup");
     char *part = path, *slash;
@@ -312,7 +312,7 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         rc = sbx_fail(err, sizeof err, "unexpected message %u from the zygote", exit.op);
     bool ns = b->ns;
     if (rc < 0)
-        box_stop(b); /* restarted by the next run */
+        box_reap(b); /* stopped once the readers are done, rebuilt after */
     /* Whatever outlived the main process (a daemon, a fork bomb's rest)
      * dies now. In namespaces the zygote has killed and reaped all of it
      * before reporting the exit (or died, taking its namespace along);
@@ -321,7 +321,7 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     int erc = 0;
     bool gone = ns;
     if (rc == 0 && ns && (exit.dirty & ZY_DIRTY_PROCESSES))
-        box_stop(b);
+        box_reap(b);
     *rebuild = rc == 0 && exit.dirty;
     if (!ns && b->has_cg)
         gone = (erc = cg_slot_empty(&b->cg, kerr, sizeof kerr)) == 0;
@@ -329,6 +329,8 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         box_kill(b);
     stop_readers(b, cap, gone);
     ia_stop(st);
+    if (rc < 0)
+        box_stop(b);
     r->wall_us = (end - st->start_ns) / 1000;
     take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
@@ -381,7 +383,9 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     if (rc == 0 && m.op == ZY_EXEC_FAILED) {
         close_fds((int[]){ io.read_out, io.read_err, io.reply }, 3);
         m.what[sizeof m.what - 1] = 0;
-        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, spec->argv[0], strerror(m.err));
+        char shown[80];
+        sbx_quote(shown, sizeof shown, spec->argv[0]);
+        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, shown, strerror(m.err));
         if (strcmp(m.what, "exec") != 0)
             return sandbox_error(r, r->error);
         r->status = SBX_EXEC_ERROR;
@@ -400,8 +404,9 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     if ((reply < 0 || ia_start(st, reply) == 0) && cap_start(&cap[0]) == 0 && ++started &&
         cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
         return finish(b, st, cap, &wd, r, rebuild);
-    /* Without its threads nothing bounds the run: stop it now. */
-    box_stop(b);
+    /* Without its threads nothing bounds the run: stop it now (the
+     * socket closes once no thread of the run can send on it). */
+    box_reap(b);
     for (int i = 0; i < 2; i++) {
         if (i < started) {
             cap_join(&cap[i]);
@@ -411,6 +416,7 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
         }
     }
     ia_stop(st);
+    box_stop(b);
     return sandbox_error(r, "cannot start the reader, writer and watchdog threads");
 }
 
@@ -451,8 +457,8 @@ static bool wipe_box(sbx_box *b)
 /* The run's end for the box: when this returns the box is as new. */
 static void reset_box(sbx_box *b, bool rebuild)
 {
-    if (!wipe_box(b) || rebuild)
-        box_rebuild(b);
+    if (rebuild || !wipe_box(b))
+        box_rebuild(b); /* fresh tmpfs: nothing to wipe */
 }
 
 static int refuse(sbx_box *b, const sbx_spec *spec, sbx_result *r, const char *err)

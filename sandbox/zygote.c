@@ -61,11 +61,14 @@ static int fail_step(const char *what)
 /* ---- set-up, once per slot ------------------------------------------- */
 
 /* The zygote holds a copy of the caller's memory (a Redis password among
- * it): no core dump, no ptrace or /proc/PID/mem by its uid, and a name of
- * its own in ps. */
+ * it): as root, no core dump and no ptrace or /proc/PID/mem by anyone
+ * without privilege (without root it shares its uid with the caller, who
+ * is as exposed: it stays dumpable so that it may still write its own
+ * /proc files). A name of its own in ps. */
 static void setup_identity(void)
 {
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
+    if ((zy_cfg->host->root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) ||
+        prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
         fail_step("prctl dumpable/name");
 }
 

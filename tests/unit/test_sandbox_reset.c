@@ -12,13 +12,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 static bool has(const sbx_result *r, const char *s)
@@ -39,14 +44,10 @@ static void run_ok(const char *prog, const char *const *args, const char *want)
 /* A job with its own files: prog (ls_box), secret.txt, data/x, input.txt. */
 static void victim_job(const char *secret)
 {
-    const char *dir = getenv("GRADEQ_PROGS") ? getenv("GRADEQ_PROGS") : "build/progs";
-    char path[512], cmd[700];
-    snprintf(path, sizeof path, "%s/cat", dir);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char bin[1 << 20];
-    size_t n = fread(bin, 1, sizeof bin, f);
-    fclose(f);
+    char cmd[700];
+    size_t n;
+    char *bin = tl_read_prog("cat", &n);
+    assert_non_null(bin);
     sbx_file files[] = {
         { "prog", bin, n, true },
         { "secret.txt", secret, strlen(secret), false },
@@ -63,6 +64,7 @@ static void victim_job(const char *secret)
     if (r.stdout_len != strlen(cmd) || memcmp(r.stdout_buf, cmd, r.stdout_len) != 0)
         fail_msg("the job's own files are not its own: %.*s", (int)r.stdout_len, r.stdout_buf);
     sbx_result_free(&r);
+    free(bin);
 }
 
 static void planted_files_reach_no_later_job(void **state)
@@ -249,6 +251,93 @@ static void cancel_between_runs_is_kept(void **state)
     run_ok("hello", NULL, "hello"); /* consumed by the run it ended */
 }
 
+/* The worker out of fds (EMFILE) while a run is past its wall limit: the
+ * kill needs no fd, and is repeated until the run is gone. */
+static int taken[65536], ntaken, taken_errno;
+
+static int exhaust_fds(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply)
+{
+    (void)ctx, (void)stream, (void)buf, (void)len, (void)reply;
+    while (!taken_errno && ntaken < (int)(sizeof taken / sizeof taken[0])) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            taken_errno = errno;
+        else
+            taken[ntaken++] = fd;
+    }
+    return 0;
+}
+
+static void wall_kill_without_fds(void **state)
+{
+    (void)state;
+    struct rlimit old, low = { 512, 0 };
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low.rlim_max = old.rlim_max;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    const char *argv[] = { "/bin/sh", "-c", "echo go; exec sleep 100", NULL };
+    sbx_spec s = { .argv = argv, .interact = exhaust_fds };
+    sbx_limits_default(&s.limits);
+    s.limits.wall_ms = 300;
+    sbx_result r;
+    ntaken = taken_errno = 0;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    for (int i = 0; i < ntaken; i++)
+        close(taken[i]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    /* The attack ran: the process had no fd left while the run went on. */
+    assert_int_equal(taken_errno, EMFILE);
+    sx_assert_status(&r, SBX_WALL_TIME_LIMIT);
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello");
+}
+
+/* A job's file name with a newline cannot forge a line in a log. */
+static void names_in_errors_are_one_line(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/true", NULL };
+    sbx_file f = { "bad\nFORGED line/../../x\377", "x", 1, false };
+    sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1 };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), -1);
+    sx_assert_status(&r, SBX_SANDBOX_ERROR);
+    assert_non_null(strstr(r.error, "bad?FORGED line"));
+    for (const char *p = r.error; *p; p++)
+        assert_true(*p >= 0x20 && *p < 0x7f);
+    sbx_result_free(&r);
+}
+
+/* The zygote holds a copy of this process: it has a name of its own in
+ * ps (its non-dumpable flag shows nowhere outside it: as root, its /proc
+ * files are root's either way). */
+static void zygote_has_its_name(void **state)
+{
+    (void)state;
+    int found = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        int ppid = 0;
+        char *close_paren = strrchr(buf, ')');
+        if (strstr(buf, "(gradeq-zygote)") && close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 &&
+            ppid == getpid())
+            found++;
+    }
+    if (d)
+        closedir(d);
+    assert_true(found >= 1);
+}
+
 static void foreign_state_dir_refused(void **state)
 {
     (void)state;
@@ -284,6 +373,9 @@ int main(void)
         cmocka_unit_test_setup(stdout_reopened_by_name, sx_test_setup),
         cmocka_unit_test_setup(overflowing_limits_refused, sx_test_setup),
         cmocka_unit_test_setup(cancel_between_runs_is_kept, sx_test_setup),
+        cmocka_unit_test_setup(wall_kill_without_fds, sx_test_setup),
+        cmocka_unit_test_setup(names_in_errors_are_one_line, sx_test_setup),
+        cmocka_unit_test_setup(zygote_has_its_name, sx_test_setup),
         cmocka_unit_test_setup(foreign_state_dir_refused, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
