@@ -20,12 +20,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,12 +176,25 @@ static int slot_pipe(sbx_box *b, int p[2])
     return 0;
 }
 
+/* The same for a pipe handed in by the caller (an interactor's): only an
+ * anonymous one (pipefs) changes hands, never a file or FIFO of the host. */
+static int own_spec_pipe(sbx_box *b, int fd)
+{
+    struct statfs fs;
+    if (!b->host->root || fstatfs(fd, &fs) < 0 || fs.f_type != PIPEFS_MAGIC)
+        return 0;
+    return fchown(fd, b->uid, b->uid);
+}
+
 /* Every fd is in io from the moment it exists (the spec's own first), so
  * the failure path closes each exactly once. */
 static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_t errlen)
 {
     *io = (stdio){ { s->use_stdin_fd ? s->stdin_fd : -1, s->use_stdout_fd ? s->stdout_fd : -1, -1 }, -1, -1, -1 };
     int p[2];
+    if ((s->use_stdin_fd && own_spec_pipe(b, s->stdin_fd) < 0) ||
+        (s->use_stdout_fd && own_spec_pipe(b, s->stdout_fd) < 0))
+        goto fail;
     if (s->use_stdin_fd) {
         /* given as it is */
     } else if (s->interact) {

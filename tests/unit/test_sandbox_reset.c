@@ -208,8 +208,9 @@ static void benign_runs_keep_the_box(void **state)
 static void stdout_reopened_by_name(void **state)
 {
     (void)state;
-    const char *argv[] = { "/bin/sh", "-c", "echo out > /dev/stdout && echo err > /dev/stderr", NULL };
-    sbx_spec s = { .argv = argv };
+    const char *argv[] = { "/bin/sh", "-c", "read x < /dev/stdin && echo $x > /dev/stdout && echo err > /dev/stderr",
+                           NULL };
+    sbx_spec s = { .argv = argv, .stdin_data = "out\n", .stdin_len = 4 };
     sbx_limits_default(&s.limits);
     sbx_result r;
     assert_int_equal(sbx_run(sx_box, &s, &r), 0);
@@ -218,6 +219,25 @@ static void stdout_reopened_by_name(void **state)
     assert_memory_equal(r.stdout_buf, "out\n", 4);
     assert_int_equal(r.stderr_len, 4);
     assert_memory_equal(r.stderr_buf, "err\n", 4);
+    sbx_result_free(&r);
+}
+
+/* The same for a stdout wired to another process (an interactor's pipe). */
+static void wired_stdout_reopened_by_name(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const char *argv[] = { "/bin/sh", "-c", "echo wired > /dev/stdout", NULL };
+    sbx_spec s = { .argv = argv, .use_stdout_fd = true, .stdout_fd = p[1] };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0); /* takes p[1] over */
+    sx_assert_status(&r, SBX_OK);
+    char buf[16] = "";
+    assert_int_equal(read(p[0], buf, sizeof buf), 6);
+    assert_memory_equal(buf, "wired\n", 6);
+    close(p[0]);
     sbx_result_free(&r);
 }
 
@@ -371,6 +391,7 @@ int main(void)
         cmocka_unit_test_setup(oom_aimed_at_the_zygote_is_the_runs, sx_test_setup),
         cmocka_unit_test_setup(benign_runs_keep_the_box, sx_test_setup),
         cmocka_unit_test_setup(stdout_reopened_by_name, sx_test_setup),
+        cmocka_unit_test_setup(wired_stdout_reopened_by_name, sx_test_setup),
         cmocka_unit_test_setup(overflowing_limits_refused, sx_test_setup),
         cmocka_unit_test_setup(cancel_between_runs_is_kept, sx_test_setup),
         cmocka_unit_test_setup(wall_kill_without_fds, sx_test_setup),
