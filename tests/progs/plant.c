@@ -6,6 +6,8 @@
  * of its own file under the name `secret.txt` a later job may be given.
  * Prints `planted wipe=8 deep=40 fifo=1 dir=1 link=1` and exits 0 only if
  * all of it was made; exit 1 and the errno on stderr otherwise.
+ * `plant --shallow` makes all but the chain (`deep=0`): what a wipe can
+ * clear in place.
  * `plant --find WORD` (as a later job) prints `found PATH` for each
  * regular file under . and /tmp (not recursive into chains) containing
  * WORD, then `done`.
@@ -28,7 +30,7 @@ static int fail(const char *what)
     exit(1);
 }
 
-static void plant_in(const char *top)
+static void plant_in(const char *top, int depth)
 {
     if (chdir(top) < 0)
         fail("chdir");
@@ -42,10 +44,8 @@ static void plant_in(const char *top)
             fail("file in wipe name");
         close(fd);
     }
-    if (mkdir("deep", 0755) < 0 || chdir("deep") < 0)
-        fail("deep");
-    for (int i = 1; i < 40; i++)
-        if (mkdir("d", 0755) < 0 || chdir("d") < 0)
+    for (int i = 0; i < depth; i++)
+        if (mkdir(i ? "d" : "deep", 0755) < 0 || chdir(i ? "d" : "deep") < 0)
             fail("deep chain");
     if (chdir(top) < 0)
         fail("chdir back");
@@ -94,8 +94,9 @@ int main(int argc, char **argv)
     char box[4096];
     if (!getcwd(box, sizeof box))
         fail("getcwd");
-    plant_in(box);
-    plant_in("/tmp");
-    puts("planted wipe=8 deep=40 fifo=1 dir=1 link=1");
+    int depth = argc == 2 && strcmp(argv[1], "--shallow") == 0 ? 0 : 40;
+    plant_in(box, depth);
+    plant_in("/tmp", depth);
+    printf("planted wipe=8 deep=%d fifo=1 dir=1 link=1\n", depth);
     return 0;
 }

@@ -76,9 +76,10 @@ static void planted_files_reach_no_later_job(void **state)
      * rebuilt rather than trusted, and no error was reported. */
     assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
     victim_job("victim-secret-1\n");
-    run_ok("plant", (const char *[]){ "--find", "victim-secret", NULL }, "done");
     sbx_result r;
     assert_int_equal(sx_run_prog("plant", (const char *[]){ "--find", "victim-secret", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_true(has(&r, "done"));
     assert_false(has(&r, "found"));
     sbx_result_free(&r);
 }
@@ -86,10 +87,17 @@ static void planted_files_reach_no_later_job(void **state)
 static void shallow_plants_are_wiped_in_place(void **state)
 {
     (void)state;
-    /* mkfiles makes files, hidden ones, a mode-000 directory, a FIFO and
-     * links, none deeper than the wipe walks. */
-    run_ok("mkfiles", (const char *[]){ "50", NULL }, "./: files=50");
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("plant", (const char *[]){ "--shallow", NULL }, "planted wipe=8 deep=0 fifo=1 dir=1 link=1");
+    /* The wipe's own old names, FIFOs and a directory where the next job's
+     * files go, a hardlink: all cleared in place, no rebuild. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
     victim_job("victim-secret-2\n");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("plant", (const char *[]){ "--find", "victim-secret", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_false(has(&r, "found"));
+    sbx_result_free(&r);
 }
 
 static void ipc_objects_do_not_survive(void **state)
