@@ -6,7 +6,9 @@
  * (the setup_*() list in zy_main), loads the seccomp filter into itself so
  * that every run inherits it for free, and then serves requests from its
  * socket (zygote_run.c): RUN spawns one program, KILL kills the current
- * run's processes when there is no cgroup to do it. Per run, the only privileged work left
+ * run's processes (in namespaces always: kill(-1) from PID 1 needs no fd
+ * and names no pid); when the main process ends it clears what the run
+ * left and reports the exit. Per run, the only privileged work left
  * is a CLONE_VM|CLONE_VFORK child (born in the slot's cgroup) that drops to the
  * slot's uid, sets rlimits and execs: the namespace, mount, cgroup and
  * filter costs are paid once per slot, not per run.
@@ -16,7 +18,9 @@
  *   locks may be held: it never calls malloc or stdio. Buffers are static.
  *   Nor any libc call that coordinates threads (set*id): raw syscalls.
  * - It never trusts the program: it reads only its own socket, whose peer is
- *   the caller. Requests are bounded (ZY_STRINGS_MAX) and checked.
+ *   the caller, and counts the kernel makes (sockstat, IPC info); queue
+ *   names the program chose are only passed back to unlinkat. Requests are
+ *   bounded (ZY_STRINGS_MAX) and checked.
  * - When the caller goes away (socket EOF), the zygote exits, and as PID 1
  *   it takes every process of its namespace with it: nothing outlives a
  *   killed worker.
@@ -111,7 +115,10 @@ static void setup_cgroup(void)
         close(FD_PROCS + i);
     }
     /* Lowering needs CAP_SYS_RESOURCE, which many containers (and this
-     * project's VMs) lack: then only the run's +1000 protects the zygote. */
+     * project's VMs) lack: then only the run's +1000 protects the zygote,
+     * and a program may lower its own back (the +1000 becomes a floor only
+     * when written with that capability). If the OOM killer then takes the
+     * zygote, run.c reports MEMORY_LIMIT and rebuilds the box. */
     int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (fd < 0 || (write(fd, "-1000", 5) != 5 && errno != EACCES))
         fail_step("oom_score_adj");
