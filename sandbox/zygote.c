@@ -102,13 +102,16 @@ static void setup_fds(void)
 /* The zygote joins the slot's cgroup once, so that every run is born in it:
  * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
  * can wait for an RCU grace period (12 ms seen here), once per run
- * otherwise. The zygote itself must never be the OOM killer's choice: each
- * run raises its own oom_score_adj to +1000 (always allowed), which puts it
- * first, and the zygote lowers its own where it may. */
+ * otherwise. The zygote itself must never be the OOM killer's choice. On
+ * v1 it stays out of the slot's memory cgroup altogether: each run's child
+ * joins that one alone (zy_join_memcg, a single thread moved, no RCU
+ * wait). Each run also raises its own oom_score_adj to +1000 (always
+ * allowed), which puts it first, and the zygote lowers its own where it
+ * may. */
 static void setup_cgroup(void)
 {
     for (int i = 0; i < 3; i++) {
-        if (zy_cfg->procs_fd[i] < 0)
+        if (zy_cfg->procs_fd[i] < 0 || (i == 0 && zy_join_memcg()))
             continue;
         if (write(FD_PROCS + i, "0", 1) != 1)
             fail_step("joining the slot's cgroup");

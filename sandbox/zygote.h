@@ -15,6 +15,14 @@ extern const zy_config *zy_cfg;
  * namespace's POSIX queues, and the network namespace's sockstat. */
 extern int zy_mq_fd, zy_sockstat_fd;
 
+/* v1 with a memory cgroup: each run's child, not the zygote, joins the
+ * slot's memory cgroup (through FD_PROCS, kept open), so that the run's
+ * OOM killer never sees the zygote. */
+static inline bool zy_join_memcg(void)
+{
+    return zy_cfg->host->cg.version == CG_V1 && zy_cfg->procs_fd[0] >= 0;
+}
+
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);
 

@@ -141,6 +141,10 @@ static int child_main(void *arg)
     if (oom < 0 || write(oom, "1000", 4) != 4)
         child_fail("raising oom_score_adj");
     close(oom);
+    /* Its own thread only, while it still shares the zygote's memory:
+     * what it charges from exec on is the run's. */
+    if (zy_join_memcg() && write(FD_PROCS, "0", 1) != 1)
+        child_fail("joining the slot's memory cgroup");
     for (int i = 0; i < 3; i++)
         if (dup2(run_fds[i], i) < 0)
             child_fail("dup2");
