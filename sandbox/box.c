@@ -5,6 +5,12 @@
  * binary) and talks over a SOCK_SEQPACKET pair: one message a request, fds
  * passed with SCM_RIGHTS. If it dies (it should not; a bug or an OOM kill),
  * the next run starts a new one: a box is never left broken.
+ *
+ * REBUILD. When a run leaves what cannot be cleared in place (a socket in
+ * flight, a process that will not die, a tree the wipe cannot empty), the
+ * whole box is thrown away: the zygote dies, and with it, as PID 1, its
+ * namespaces and its tmpfs. A fresh one is built at once, so the next run
+ * starts in a box indistinguishable from a new one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,15 +77,25 @@ static void fill_config(sbx_box *b)
              (unsigned long long)h->opt.tmp_bytes);
 }
 
-/* Without namespaces the run's directory is on the host. */
+/* Without namespaces the run's directory is on the host, in the state
+ * directory (ours alone: host.c checks it). A rebuilt box gets a new one:
+ * the old one may hold what the wipe could not remove. An existing one is
+ * used only if it is a real directory of the slot's uid. */
 static int make_host_dir(sbx_box *b, char *err, size_t errlen)
 {
     const sbx_host *h = b->host;
     if (b->host_dir[0])
         return 0;
-    if (snprintf(b->host_dir, sizeof b->host_dir, "%.200s/box-%u", h->state_dir, b->slot) < 0 ||
-        (mkdir(b->host_dir, 0755) < 0 && errno != EEXIST) || (h->root && chown(b->host_dir, b->uid, b->uid) < 0)) {
+    snprintf(b->host_dir, sizeof b->host_dir, "%.200s/box-%u.%lu", h->state_dir, b->slot, b->rebuilds);
+    struct stat st;
+    if ((mkdir(b->host_dir, 0755) < 0 && errno != EEXIST) || lstat(b->host_dir, &st) < 0 ||
+        (h->root && chown(b->host_dir, b->uid, b->uid) < 0)) {
         sbx_fail_errno(err, errlen, "preparing %s", b->host_dir);
+        b->host_dir[0] = 0;
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode) || (st.st_uid != b->uid && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+        sbx_fail(err, errlen, "%s is not a private directory of the slot's uid", b->host_dir);
         b->host_dir[0] = 0;
         return -1;
     }
@@ -144,18 +161,22 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
     return 0;
 }
 
-void box_stop(sbx_box *b)
+void box_reap(sbx_box *b)
 {
-    if (b->sock >= 0)
-        close(b->sock);
-    b->sock = -1;
     if (b->zygote > 0) {
-        /* EOF on its socket makes it exit; a wedged one is killed. */
         kill(b->zygote, SIGKILL);
         waitpid(b->zygote, NULL, 0);
     }
     b->zygote = 0;
     b->cg.keep = 0;
+}
+
+void box_stop(sbx_box *b)
+{
+    box_reap(b);
+    if (b->sock >= 0)
+        close(b->sock);
+    b->sock = -1;
     if (b->box_fd >= 0)
         close(b->box_fd);
     if (b->tmp_fd >= 0)
@@ -230,9 +251,23 @@ int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen)
     }
 }
 
+void box_rebuild(sbx_box *b)
+{
+    char err[SBX_ERR_LEN];
+    box_stop(b);
+    b->rebuilds++;
+    if (!b->ns && b->host_dir[0]) {
+        rmdir(b->host_dir); /* kept when the wipe left something in it */
+        b->host_dir[0] = 0;
+    }
+    /* A failure here is the next run's to report. */
+    box_start(b, err, sizeof err);
+}
+
 void box_kill(sbx_box *b)
 {
-    if (b->has_cg) {
+    /* In namespaces the zygote kills: no fd to open, no pid to go stale. */
+    if (b->has_cg && !b->ns) {
         cg_slot_kill(&b->cg);
         return;
     }
@@ -248,8 +283,13 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
     b->host = h;
     b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
     b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (b->null_fd < 0 || b->stop_fd < 0) {
+        sbx_fail_errno(err, errlen, "opening /dev/null and an eventfd");
+        goto fail;
+    }
     b->lock_fd = host_lock_slot(h, &b->slot, err, errlen);
-    if (b->lock_fd < 0 || b->null_fd < 0)
+    if (b->lock_fd < 0)
         goto fail;
     b->uid = h->root ? (uid_t)(h->opt.uid_base + b->slot) : getuid();
     if (h->cg.version != CG_NONE) {
@@ -277,6 +317,8 @@ void sbx_box_close(sbx_box *b)
         rmdir(b->host_dir);
     if (b->null_fd >= 0)
         close(b->null_fd);
+    if (b->stop_fd >= 0)
+        close(b->stop_fd);
     if (b->lock_fd >= 0)
         close(b->lock_fd);
     free(b);
@@ -285,6 +327,11 @@ void sbx_box_close(sbx_box *b)
 unsigned sbx_box_slot(const sbx_box *b)
 {
     return b->slot;
+}
+
+unsigned long sbx_box_rebuilds(const sbx_box *b)
+{
+    return b->rebuilds;
 }
 
 void sbx_box_cancel(sbx_box *b)

@@ -8,11 +8,19 @@
  * the reader keeps exactly the first cap bytes, marks the stream truncated
  * and kills the run (OUTPUT_LIMIT), then stops reading.
  *
+ * A reader also stops once every process of the run is gone (stop_fd),
+ * having taken what was left in the pipe: end of file is not proof enough,
+ * since a program can leave a copy of its stdout in flight in a unix
+ * socket that no process holds, and the pipe then never reaches EOF. So
+ * the read end is non-blocking, and the reader polls it together with
+ * stop_fd only when it is empty.
+ *
  * Large streams get transparent huge pages: page faults cost 3.2 us per
  * 4 KiB page on this VM, more than the pipe copy itself; 2 MiB pages cut
  * their number 512-fold.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -31,6 +39,16 @@ static void *reader_main(void *arg)
         ssize_t n = read(c->fd, c->buf + c->len, want < READ_MAX ? want : READ_MAX);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EAGAIN) {
+            struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { c->stop_fd, POLLIN, 0 } };
+            if (poll(p, 2, -1) < 0 && errno != EINTR) {
+                c->err = errno;
+                break;
+            }
+            if (!p[0].revents && p[1].revents)
+                break; /* the run is gone and the pipe is empty */
+            continue;
+        }
         if (n < 0) {
             c->err = errno;
             break;

@@ -43,6 +43,13 @@ static int make_state_dir(sbx_host *h, char *err, size_t errlen)
         return sbx_fail(err, errlen, "state dir path too long");
     if (mkdir(h->state_dir, 0700) < 0 && errno != EEXIST)
         return sbx_fail_errno(err, errlen, "mkdir %s", h->state_dir);
+    /* Lock files and (without namespaces) the runs' directories live here:
+     * one made by another user (in a shared /tmp, say) is refused. */
+    struct stat st;
+    if (lstat(h->state_dir, &st) < 0)
+        return sbx_fail_errno(err, errlen, "lstat %s", h->state_dir);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+        return sbx_fail(err, errlen, "%s is not a directory of this user writable by it alone", h->state_dir);
     return 0;
 }
 
@@ -165,7 +172,7 @@ int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen)
         unsigned s = (start + i) % h->opt.max_slots;
         char path[300];
         snprintf(path, sizeof path, "%s/slot-%u.lock", h->state_dir, s);
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
             return sbx_fail_errno(err, errlen, "opening %s", path);
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {

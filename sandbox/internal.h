@@ -13,7 +13,7 @@
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
- *   wipe.c      empty /box and /tmp between runs
+ *   wipe.c      empty /box and /tmp between runs (or fail: the box is rebuilt)
  *   run.c       sbx_run: one run from start to verdict
  *   result.c    names, defaults, freeing
  */
@@ -126,8 +126,13 @@ typedef struct zy_run_req {
     int32_t cpu;        /* >= 0: the only CPU the run may use */
 } zy_run_req; /* followed by argv then env, each string NUL-terminated */
 
+/* What a run left that the zygote could not clear (EXITED): the caller
+ * rebuilds the box. */
+enum { ZY_DIRTY_PROCESSES = 1, ZY_DIRTY_IPC = 2, ZY_DIRTY_SOCKETS = 4 };
+
 typedef struct zy_msg {
     uint32_t op;
+    uint32_t dirty;     /* EXITED: ZY_DIRTY_* */
     int32_t err;        /* EXEC_FAILED: errno */
     int32_t wstatus;    /* EXITED */
     int32_t pid;        /* STARTED: in the zygote's PID namespace */
@@ -163,6 +168,8 @@ struct sbx_box {
     int sock;
     int box_fd, tmp_fd;  /* the run's /box and /tmp, as seen by the zygote */
     int null_fd;
+    int stop_fd;         /* eventfd: every process of the run is gone */
+    unsigned long rebuilds;
     cg_slot cg;
     bool has_cg;
     char host_dir[256];  /* without a mount namespace: the run's directory */
@@ -173,6 +180,11 @@ struct sbx_box {
 /* (Re)starts the zygote when it is not running. */
 int box_start(sbx_box *b, char *err, size_t errlen);
 void box_stop(sbx_box *b);
+/* Kills the zygote and so, as PID 1, every process of its namespaces; its
+ * socket stays open (a reader may still send a kill on it) until box_stop. */
+void box_reap(sbx_box *b);
+/* Throws the box away and builds a fresh one (see box.c). */
+void box_rebuild(sbx_box *b);
 int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, size_t errlen);
 /* Waits for the next zygote message (blocking). */
 int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
@@ -186,7 +198,8 @@ typedef struct run_state run_state;
 typedef struct cap_stream {
     run_state *run;
     int stream;        /* 1 stdout, 2 stderr */
-    int fd;
+    int fd;            /* read end, O_NONBLOCK */
+    int stop_fd;       /* readable once every process of the run is gone; -1: wait for EOF */
     uint64_t cap;
     char *buf;
     size_t len, size;
@@ -261,7 +274,14 @@ bool run_reading_stdin(run_state *r);
 
 /* ---- wipe.c ---------------------------------------------------------- */
 
-/* Removes everything inside dirfd without following links. */
+/* Removes everything inside dirfd without following links. -1 when it
+ * cannot (a tree too deep, an entry that will not go). */
 int wipe_dir(int dirfd, char *err, size_t errlen);
+
+/* ---- result.c -------------------------------------------------------- */
+
+/* Copies name into out (always terminated, cut to fit), every byte that is
+ * not printable ASCII shown as '?': a name fit for a log line or JSON. */
+void sbx_quote(char *out, size_t outlen, const char *name);
 
 #endif

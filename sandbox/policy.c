@@ -15,11 +15,14 @@
  * build on this machine) and installed by the zygote with the raw syscall.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/vm_sockets.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "sandbox/internal.h"
@@ -76,6 +79,13 @@ static const rule deny[] = {
     { "syslog",            EPERM,  "kernel log" },
     { "iopl",              EPERM,  "raw I/O ports" },
     { "ioperm",            EPERM,  "raw I/O ports" },
+    { "modify_ldt",        EPERM,  "segment descriptors: kernel attack surface" },
+    /* Memory placement across NUMA nodes is the machine's, not a run's. */
+    { "set_mempolicy",     EPERM,  "NUMA placement" },
+    { "set_mempolicy_home_node", EPERM, "NUMA placement" },
+    { "mbind",             EPERM,  "NUMA placement" },
+    { "migrate_pages",     EPERM,  "NUMA placement" },
+    { "move_pages",        EPERM,  "NUMA placement" },
     /* Machine-wide state. */
     { "reboot",            EPERM,  "machine state" },
     { "swapon",            EPERM,  "machine state" },
@@ -92,6 +102,50 @@ static const rule deny[] = {
     { "fanotify_init",     EPERM,  "watches the whole filesystem" },
     { "vhangup",           EPERM,  "terminal state" },
 };
+
+/* Calls denied for one value of one argument (compared on its low 32
+ * bits: the kernel reads each of these as an int). */
+typedef struct arg_rule {
+    const char *name;
+    unsigned arg;
+    uint32_t value;
+    int err;
+    const char *why;
+} arg_rule;
+
+static const arg_rule deny_arg[] = {
+    { "socket",     0, AF_VSOCK,   EAFNOSUPPORT, "vsock is not confined by the network namespace: it reaches the hypervisor" },
+    { "socketpair", 0, AF_VSOCK,   EAFNOSUPPORT, "vsock" },
+    { "fcntl",      1, F_SETLEASE, EPERM,        "leases signal through inodes other runs share" },
+    { "fcntl",      1, F_NOTIFY,   EPERM,        "directory notifications signal through shared inodes" },
+};
+
+static int add_arg_rules(scmp_filter_ctx ctx, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof deny_arg / sizeof deny_arg[0]; i++) {
+        const arg_rule *a = &deny_arg[i];
+        int nr = seccomp_syscall_resolve_name(a->name);
+        if (nr == __NR_SCMP_ERROR)
+            continue;
+        struct scmp_arg_cmp c = { a->arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, a->value };
+        int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(a->err), nr, 1, c);
+        if (rc < 0)
+            return sbx_fail(err, errlen, "seccomp rule %s: %s", a->name, strerror(-rc));
+    }
+    /* personality: only the default (0) and the query (0xffffffff); a
+     * persona changes the address-space layout and the syscall ABI. A rule
+     * compares an argument once, so "neither all zeros nor all ones" is
+     * spelled as 32 rules: some bit i is set and bit i+1 (mod 32) is clear,
+     * which holds for every other value, going round its bits. */
+    for (unsigned i = 0; i < 32; i++) {
+        uint32_t set = 1u << i, clear = 1u << ((i + 1) % 32);
+        int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+                                  SCMP_A0_32(SCMP_CMP_MASKED_EQ, set | clear, set));
+        if (rc < 0)
+            return sbx_fail(err, errlen, "seccomp rule personality: %s", strerror(-rc));
+    }
+    return 0;
+}
 
 static int add_rules(scmp_filter_ctx ctx, char *err, size_t errlen)
 {
@@ -114,7 +168,7 @@ static int add_rules(scmp_filter_ctx ctx, char *err, size_t errlen)
         if (rc < 0)
             return sbx_fail(err, errlen, "seccomp rule clone: %s", strerror(-rc));
     }
-    return 0;
+    return add_arg_rules(ctx, err, errlen);
 }
 
 /* libseccomp 2.5 exports only to an fd: go through a memfd. */

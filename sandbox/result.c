@@ -102,3 +102,12 @@ int sbx_fail_errno(char *err, size_t errlen, const char *fmt, ...)
     errno = e;
     return -1;
 }
+
+void sbx_quote(char *out, size_t outlen, const char *name)
+{
+    size_t i = 0;
+    for (; i + 1 < outlen && name[i]; i++)
+        out[i] = name[i] >= 0x20 && name[i] < 0x7f && name[i] != '"' && name[i] != '\\' ? name[i] : '?';
+    if (outlen)
+        out[i] = 0;
+}

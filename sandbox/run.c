@@ -20,12 +20,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,15 +65,19 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* Creates the parents of `name` under dirfd, then the file, as the slot's
- * uid. Paths come from the caller (the worker has validated them); the
- * O_NOFOLLOW walk keeps even a bad one inside /box. */
+/* Creates the parents of `name` under /box, then the file, as the slot's
+ * uid. The box is empty when a run starts (see sbx_run), so nothing is
+ * ever opened that this placement did not make: the file is created
+ * exclusively, no link is followed, and a directory found is one made for
+ * an earlier file of the same spec. Paths come from the caller (the worker
+ * has validated them); the walk keeps even a bad one inside /box. */
 static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
 {
-    char path[4096];
+    char path[4096], shown[80];
+    sbx_quote(shown, sizeof shown, f->name);
     if (snprintf(path, sizeof path, "%s", f->name) >= (int)sizeof path || !path[0] || path[0] == '/')
-        return sbx_fail(err, errlen, "file name \"%.64s\" is not a relative path", f->name);
-    int dir = dup(b->box_fd);
+        return sbx_fail(err, errlen, "file name \"%s\" is not a relative path", shown);
+    int dir = fcntl(b->box_fd, F_DUPFD_CLOEXEC, 3);
     if (dir < 0)
         return sbx_fail_errno(err, errlen, "dup");
     char *part = path, *slash;
@@ -79,41 +85,44 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
         *slash = 0;
         if (strcmp(part, "..") == 0 || strcmp(part, ".") == 0 || !*part) {
             close(dir);
-            return sbx_fail(err, errlen, "file name \"%.64s\" leaves /box", f->name);
+            return sbx_fail(err, errlen, "file name \"%s\" leaves /box", shown);
         }
-        if (mkdirat(dir, part, 0755) == 0)
+        if (mkdirat(dir, part, 0755) == 0 && b->host->root)
             fchownat(dir, part, b->uid, b->uid, AT_SYMLINK_NOFOLLOW);
         int sub = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close(dir);
         if (sub < 0)
-            return sbx_fail_errno(err, errlen, "creating directory %s for %.64s", part, f->name);
+            return sbx_fail_errno(err, errlen, "creating a directory for \"%s\"", shown);
         dir = sub;
         part = slash + 1;
     }
     if (!*part || strcmp(part, "..") == 0 || strcmp(part, ".") == 0) {
         close(dir);
-        return sbx_fail(err, errlen, "file name \"%.64s\" is not a file", f->name);
+        return sbx_fail(err, errlen, "file name \"%s\" is not a file", shown);
     }
-    int fd = openat(dir, part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, f->executable ? 0755 : 0644);
+    mode_t mode = f->executable ? 0755 : 0644;
+    int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     close(dir);
     if (fd < 0)
-        return sbx_fail_errno(err, errlen, "creating %.64s in /box", f->name);
+        return sbx_fail_errno(err, errlen, "creating \"%s\" in /box", shown);
     int rc = write_all(fd, f->data, f->len);
-    if (rc == 0)
+    if (rc == 0 && b->host->root)
         rc = fchown(fd, b->uid, b->uid);
     if (rc == 0)
-        rc = fchmod(fd, f->executable ? 0755 : 0644);
+        rc = fchmod(fd, mode); /* exactly, whatever the umask */
     int e = errno;
     close(fd);
     errno = e;
-    return rc < 0 ? sbx_fail_errno(err, errlen, "writing %.64s in /box", f->name) : 0;
+    return rc < 0 ? sbx_fail_errno(err, errlen, "writing \"%s\" in /box", shown) : 0;
 }
 
 /* stdin as a sealed memfd: readable like a file, immutable, never blocks. */
 static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
 {
-    if (!s->stdin_len)
-        return fcntl(b->null_fd, F_DUPFD_CLOEXEC, 3);
+    if (!s->stdin_len) {
+        int fd = fcntl(b->null_fd, F_DUPFD_CLOEXEC, 3);
+        return fd < 0 ? sbx_fail_errno(err, errlen, "dup of /dev/null for stdin") : fd;
+    }
     int fd = memfd_create("stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return sbx_fail_errno(err, errlen, "memfd_create for stdin");
@@ -150,40 +159,71 @@ static void release_spec_fds(const sbx_spec *s)
         close(s->stdout_fd);
 }
 
+/* A pipe whose ends are owned by the slot's uid: the program may reopen
+ * its own stdout by name (/dev/stdout, /proc/self/fd/1), which checks the
+ * pipe's owner and mode (root's, 0600, as made). */
+static int slot_pipe(sbx_box *b, int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    if (b->host->root && fchown(p[1], b->uid, b->uid) < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* The same for a pipe handed in by the caller (an interactor's): only an
+ * anonymous one (pipefs) changes hands, never a file or FIFO of the host. */
+static int own_spec_pipe(sbx_box *b, int fd)
+{
+    struct statfs fs;
+    if (!b->host->root || fstatfs(fd, &fs) < 0 || fs.f_type != PIPEFS_MAGIC)
+        return 0;
+    return fchown(fd, b->uid, b->uid);
+}
+
+/* Every fd is in io from the moment it exists (the spec's own first), so
+ * the failure path closes each exactly once. */
 static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_t errlen)
 {
-    *io = (stdio){ { -1, -1, -1 }, -1, -1, -1 };
+    *io = (stdio){ { s->use_stdin_fd ? s->stdin_fd : -1, s->use_stdout_fd ? s->stdout_fd : -1, -1 }, -1, -1, -1 };
     int p[2];
+    if ((s->use_stdin_fd && own_spec_pipe(b, s->stdin_fd) < 0) ||
+        (s->use_stdout_fd && own_spec_pipe(b, s->stdout_fd) < 0))
+        goto fail;
     if (s->use_stdin_fd) {
-        io->give[0] = s->stdin_fd;
+        /* given as it is */
     } else if (s->interact) {
-        if (pipe2(p, O_CLOEXEC) < 0)
+        if (slot_pipe(b, p) < 0)
             goto fail;
         io->give[0] = p[0];
         io->reply = p[1];
     } else if ((io->give[0] = make_stdin(b, s, err, errlen)) < 0) {
         goto fail_msg;
     }
-    if (s->use_stdout_fd) {
-        io->give[1] = s->stdout_fd;
-    } else {
-        if (pipe2(p, O_CLOEXEC) < 0)
+    if (!s->use_stdout_fd) {
+        if (slot_pipe(b, p) < 0)
             goto fail;
         io->give[1] = p[1];
         io->read_out = p[0];
     }
-    if (pipe2(p, O_CLOEXEC) < 0)
+    if (slot_pipe(b, p) < 0)
         goto fail;
     io->give[2] = p[1];
     io->read_err = p[0];
+    /* Read without blocking, so that a reader can stop once the run is
+     * gone even if a copy of the write end is in flight somewhere. */
+    if ((io->read_out >= 0 && fcntl(io->read_out, F_SETFL, O_NONBLOCK) < 0) ||
+        fcntl(io->read_err, F_SETFL, O_NONBLOCK) < 0)
+        goto fail;
     return 0;
 fail:
     sbx_fail_errno(err, errlen, "pipe");
 fail_msg:
-    if (!s->use_stdin_fd || io->give[0] != s->stdin_fd)
-        release_spec_fds(s);
-    else if (s->use_stdout_fd)
-        close(s->stdout_fd);
     close_fds(io->give, 3);
     close_fds((int[]){ io->read_out, io->read_err, io->reply }, 3);
     return -1;
@@ -241,8 +281,42 @@ static int sandbox_error(sbx_result *r, const char *msg)
     return -1;
 }
 
-/* Steps 5 and 6 for a run whose program started. */
-static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sbx_result *r)
+/* The zygote lives in the run's memory cgroup (runs are born there).
+ * Where it cannot be made immune to the OOM killer (no CAP_SYS_RESOURCE:
+ * the program can lower its own score and park its memory where no
+ * process's RSS shows it), the killer may take the zygote for the run.
+ * That is the run's memory limit, never a failure of the sandbox. */
+static bool zygote_oom_killed(sbx_box *b, sbx_result *r)
+{
+    char err[SBX_ERR_LEN];
+    bool oom = false, hit = false;
+    uint64_t ns = 0;
+    if (!b->has_cg || cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &hit, err, sizeof err) < 0 || !oom)
+        return false;
+    if (cg_slot_cpu_ns(&b->cg, &ns) == 0)
+        r->cpu_us = ns / 1000;
+    r->status = SBX_MEMORY_LIMIT;
+    r->signal = SIGKILL;
+    return true;
+}
+
+/* Every process of the run is gone: the readers take what is left in the
+ * pipes and stop, even if a copy of a write end is still in flight in a
+ * unix socket (no end of file would ever come). */
+static void stop_readers(sbx_box *b, cap_stream cap[2], bool gone)
+{
+    uint64_t one = 1;
+    if (gone && write(b->stop_fd, &one, sizeof one) != sizeof one)
+        gone = false; /* cannot happen to an eventfd far from its maximum */
+    for (int i = 0; i < 2; i++)
+        cap_join(&cap[i]);
+    if (gone && read(b->stop_fd, &one, sizeof one) != sizeof one)
+        one = 0;
+}
+
+/* Steps 5 and 6 for a run whose program started. *rebuild: the run left
+ * what the zygote could not clear. */
+static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sbx_result *r, bool *rebuild)
 {
     zy_msg exit = { 0 };
     char err[SBX_ERR_LEN] = "";
@@ -251,37 +325,49 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     wd_stop(wd);
     if (rc == 0 && exit.op != ZY_EXITED)
         rc = sbx_fail(err, sizeof err, "unexpected message %u from the zygote", exit.op);
+    bool ns = b->ns;
     if (rc < 0)
-        box_stop(b); /* restarted by the next run */
+        box_reap(b); /* stopped once the readers are done, rebuilt after */
     /* Whatever outlived the main process (a daemon, a fork bomb's rest)
-     * dies now; only then do the readers see EOF. */
+     * dies now. In namespaces the zygote has killed and reaped all of it
+     * before reporting the exit (or died, taking its namespace along);
+     * one that would not die costs the box. */
     char kerr[SBX_ERR_LEN] = "";
     int erc = 0;
-    if (b->has_cg)
-        erc = cg_slot_empty(&b->cg, kerr, sizeof kerr);
-    else if (b->sock >= 0)
+    bool gone = ns;
+    if (rc == 0 && ns && (exit.dirty & ZY_DIRTY_PROCESSES))
+        box_reap(b);
+    *rebuild = rc == 0 && exit.dirty;
+    if (!ns && b->has_cg)
+        gone = (erc = cg_slot_empty(&b->cg, kerr, sizeof kerr)) == 0;
+    else if (!ns && b->sock >= 0)
         box_kill(b);
-    for (int i = 0; i < 2; i++)
-        cap_join(&cap[i]);
+    stop_readers(b, cap, gone);
     ia_stop(st);
+    if (rc < 0)
+        box_stop(b);
     r->wall_us = (end - st->start_ns) / 1000;
     take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
+    if (rc < 0)
+        *rebuild = true;
+    if (rc < 0 && zygote_oom_killed(b, r))
+        return 0;
     if (rc < 0 || erc < 0)
         return sandbox_error(r, rc < 0 ? err : kerr);
     bool oom = false, mem_hit = false;
     if (b->has_cg) {
-        uint64_t ns = 0;
-        if (cg_slot_cpu_ns(&b->cg, &ns) < 0 ||
+        uint64_t ns_used = 0;
+        if (cg_slot_cpu_ns(&b->cg, &ns_used) < 0 ||
             cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
             return sandbox_error(r, err[0] ? err : "reading the cgroup's accounting failed");
-        r->cpu_us = ns / 1000;
+        r->cpu_us = ns_used / 1000;
     } else {
         r->cpu_us = exit.utime_us + exit.stime_us;
         r->memory_bytes = exit.maxrss_kb * 1024;
     }
     decide(r, st, &exit, oom, mem_hit, st->limits);
-    if (atomic_load(&b->cancel))
+    if (atomic_exchange(&b->cancel, 0))
         return sandbox_error(r, "run cancelled");
     if (cap[0].err || cap[1].err) {
         snprintf(err, sizeof err, "reading the program's output: %s", strerror(cap[0].err ? cap[0].err : cap[1].err));
@@ -291,14 +377,14 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
 }
 
 /* Steps 2-4, then finish(). Returns -1 on SANDBOX_ERROR. */
-static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx_result *r)
+static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx_result *r, bool *rebuild)
 {
     stdio io;
     if (make_stdio(b, spec, &io, r->error, sizeof r->error) < 0)
         return sandbox_error(r, r->error);
     cap_stream cap[2] = {
-        { .run = st, .stream = 1, .fd = io.read_out, .cap = spec->limits.stdout_bytes },
-        { .run = st, .stream = 2, .fd = io.read_err, .cap = spec->limits.stderr_bytes },
+        { .run = st, .stream = 1, .fd = io.read_out, .stop_fd = b->stop_fd, .cap = spec->limits.stdout_bytes },
+        { .run = st, .stream = 2, .fd = io.read_err, .stop_fd = b->stop_fd, .cap = spec->limits.stderr_bytes },
     };
     watchdog wd = { .run = st };
     st->start_ns = run_now_ns();
@@ -312,7 +398,9 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     if (rc == 0 && m.op == ZY_EXEC_FAILED) {
         close_fds((int[]){ io.read_out, io.read_err, io.reply }, 3);
         m.what[sizeof m.what - 1] = 0;
-        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, spec->argv[0], strerror(m.err));
+        char shown[80];
+        sbx_quote(shown, sizeof shown, spec->argv[0]);
+        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, shown, strerror(m.err));
         if (strcmp(m.what, "exec") != 0)
             return sandbox_error(r, r->error);
         r->status = SBX_EXEC_ERROR;
@@ -330,9 +418,10 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     int started = 0, reply = io.reply; /* ia_start takes it over, even failing */
     if ((reply < 0 || ia_start(st, reply) == 0) && cap_start(&cap[0]) == 0 && ++started &&
         cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
-        return finish(b, st, cap, &wd, r);
-    /* Without its threads nothing bounds the run: stop it now. */
-    box_stop(b);
+        return finish(b, st, cap, &wd, r, rebuild);
+    /* Without its threads nothing bounds the run: stop it now (the
+     * socket closes once no thread of the run can send on it). */
+    box_reap(b);
     for (int i = 0; i < 2; i++) {
         if (i < started) {
             cap_join(&cap[i]);
@@ -342,8 +431,17 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
         }
     }
     ia_stop(st);
+    box_stop(b);
     return sandbox_error(r, "cannot start the reader, writer and watchdog threads");
 }
+
+/* Bounds that keep every derived value (cap + 1, limit + the zygote's
+ * charge, processes + 1) far from overflow, and every rlimit settable. */
+#define MAX_MS (24ull * 3600 * 1000)
+#define MAX_MEMORY (1ull << 46)
+#define MAX_STREAM (1ull << 40)
+#define MAX_PROCESSES (1ull << 22) /* the kernel's PID_MAX_LIMIT */
+#define MAX_OPEN_FILES (1ull << 20) /* the default fs.nr_open */
 
 static int check_spec(const sbx_spec *s, char *err, size_t errlen)
 {
@@ -352,9 +450,37 @@ static int check_spec(const sbx_spec *s, char *err, size_t errlen)
     const sbx_limits *l = &s->limits;
     if (!l->cpu_ms || !l->memory_bytes || !l->processes || !l->open_files)
         return sbx_fail(err, errlen, "cpu_ms, memory_bytes, processes and open_files must be positive");
-    if (l->cpu_ms > 24ull * 3600 * 1000 || l->wall_ms > 24ull * 3600 * 1000)
+    if (l->cpu_ms > MAX_MS || l->wall_ms > MAX_MS)
         return sbx_fail(err, errlen, "time limits over a day are refused");
+    if (l->memory_bytes > MAX_MEMORY || l->stdout_bytes > MAX_STREAM || l->stderr_bytes > MAX_STREAM ||
+        l->processes > MAX_PROCESSES || l->open_files > MAX_OPEN_FILES)
+        return sbx_fail(err, errlen, "limits over 64 TiB of memory, 1 TiB of output, %llu processes or %llu open "
+                        "files are refused", MAX_PROCESSES, MAX_OPEN_FILES);
     return 0;
+}
+
+/* Empties /box and /tmp after a run (or a run that never started). Their
+ * contents are the program's: a tree the wipe cannot empty costs the box,
+ * never an error. */
+static bool wipe_box(sbx_box *b)
+{
+    char err[SBX_ERR_LEN];
+    return (b->box_fd < 0 || wipe_dir(b->box_fd, err, sizeof err) == 0) &&
+           (b->tmp_fd < 0 || wipe_dir(b->tmp_fd, err, sizeof err) == 0);
+}
+
+/* The run's end for the box: when this returns the box is as new. */
+static void reset_box(sbx_box *b, bool rebuild)
+{
+    if (rebuild || !wipe_box(b))
+        box_rebuild(b); /* fresh tmpfs: nothing to wipe */
+}
+
+static int refuse(sbx_box *b, const sbx_spec *spec, sbx_result *r, const char *err)
+{
+    release_spec_fds(spec);
+    reset_box(b, false);
+    return sandbox_error(r, err);
 }
 
 int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
@@ -362,23 +488,21 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     r->isolation = b->isolation;
-    atomic_store(&b->cancel, 0);
     char err[SBX_ERR_LEN];
+    /* A cancel that came between two runs ends the next one at once. */
+    if (atomic_exchange(&b->cancel, 0)) {
+        release_spec_fds(spec);
+        return sandbox_error(r, "run cancelled");
+    }
     if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0) {
         release_spec_fds(spec);
         return sandbox_error(r, err);
     }
     for (size_t i = 0; i < spec->nfiles; i++)
-        if (place_file(b, &spec->files[i], err, sizeof err) < 0) {
-            release_spec_fds(spec);
-            wipe_dir(b->box_fd, NULL, 0);
-            return sandbox_error(r, err);
-        }
-    if (b->has_cg && cg_slot_prepare(&b->cg, &spec->limits, err, sizeof err) < 0) {
-        release_spec_fds(spec);
-        wipe_dir(b->box_fd, NULL, 0);
-        return sandbox_error(r, err);
-    }
+        if (place_file(b, &spec->files[i], err, sizeof err) < 0)
+            return refuse(b, spec, r, err);
+    if (b->has_cg && cg_slot_prepare(&b->cg, &spec->limits, err, sizeof err) < 0)
+        return refuse(b, spec, r, err);
     run_state st = { .box = b, .limits = &spec->limits, .spec = spec };
     pthread_mutex_init(&st.cb_mu, NULL);
     pthread_condattr_t ca;
@@ -387,14 +511,12 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     pthread_cond_init(&st.cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&st.mu, NULL);
-    int rc = start_and_finish(b, spec, &st, r);
+    bool rebuild = false;
+    int rc = start_and_finish(b, spec, &st, r, &rebuild);
     pthread_cond_destroy(&st.cv);
     pthread_mutex_destroy(&st.mu);
     pthread_mutex_destroy(&st.cb_mu);
     /* Nothing of the run is alive now: its files can go. */
-    if (b->box_fd >= 0 && wipe_dir(b->box_fd, err, sizeof err) < 0 && rc == 0)
-        rc = sandbox_error(r, err);
-    if (b->tmp_fd >= 0 && wipe_dir(b->tmp_fd, err, sizeof err) < 0 && rc == 0)
-        rc = sandbox_error(r, err);
+    reset_box(b, rebuild);
     return rc;
 }

@@ -12,13 +12,26 @@
  *             lock file per slot), so two worker processes never share a uid.
  *             A box is used by one thread at a time; open one box per thread.
  *   sbx_run   one run in a box: files placed in /box, stdin, limits, argv.
- *             Returns only when nothing of the run is left (no process, no
- *             file in /box or /tmp), so the box is ready for the next run.
+ *
+ * THE GUARANTEE. When sbx_run returns, the box is indistinguishable from a
+ * fresh one: no process of the run, no file in /box or /tmp, no System V
+ * IPC object or POSIX queue, no socket and no TCP port in TIME_WAIT in its
+ * network namespace, no limit or counter of the earlier run. Whatever the
+ * program did: what can be cleared in place is (processes killed and
+ * reaped, trees wiped, IPC removed); anything else (a socket in flight in
+ * a message no process holds, a tree too deep to walk, a process that
+ * will not die) costs a box rebuild before sbx_run returns, and is never
+ * reported as SANDBOX_ERROR nor left for the next run. Each run's files
+ * are created exclusively in an empty /box. (Without namespaces, only the
+ * processes and files of this list hold; the cgroup's memory charge is
+ * cgroup.c's to account.)
  *
  * Errors: functions that can fail return -1 and write one line into the
  * caller's `err` buffer (never exit, never abort). sbx_run always fills a
  * result; a failure of the sandbox itself is status SBX_SANDBOX_ERROR, never
- * blamed on the program, and the box recovers on the next run.
+ * blamed on the program, and the box recovers on the next run. A run killed
+ * by the OOM killer, whichever of its processes or the zygote it took, is
+ * MEMORY_LIMIT.
  *
  * Memory: result buffers are owned by the result and are not malloc'd:
  * only sbx_result_free releases them. Each is the stream's cap of address
@@ -182,6 +195,9 @@ typedef struct sbx_box sbx_box;
 int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen);
 void sbx_box_close(sbx_box *b);
 unsigned sbx_box_slot(const sbx_box *b);
+/* How many times this box was thrown away and built anew because a run
+ * left what could not be cleared in place (see sbx_run). */
+unsigned long sbx_box_rebuilds(const sbx_box *b);
 
 /* Runs spec in the box. Always fills *r (free with sbx_result_free).
  * Returns 0 when the run happened (whatever its status), -1 when the status
@@ -189,8 +205,9 @@ unsigned sbx_box_slot(const sbx_box *b);
 int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r);
 
 /* Asks a run in progress on this box to stop (from any thread or a signal
- * handler's thread): it ends as SANDBOX_ERROR "cancelled". Used on a forced
- * shutdown. */
+ * handler's thread): it ends as SANDBOX_ERROR "cancelled". Between two runs
+ * the request is kept: the next run ends so at once. Each request ends one
+ * run. Used on a forced shutdown. */
 void sbx_box_cancel(sbx_box *b);
 
 #endif

@@ -24,6 +24,9 @@
 #include "sandbox/internal.h"
 
 #define MIN_STEP_NS 500000ull
+/* A kill is repeated until the main process is reported gone: one that
+ * failed (no fd to read the cgroup with, a full socket) is not the end. */
+#define KILL_RETRY_NS 20000000ull
 
 /* utime + stime + cutime + cstime of /proc/PID/stat, in ns. */
 static int proc_cpu_ns(pid_t pid, uint64_t *ns)
@@ -61,24 +64,26 @@ static void *wd_main(void *arg)
     sbx_box *b = r->box;
     uint64_t cpu_limit = r->limits->cpu_ms * 1000000ull;
     unsigned ncpu = b->host->ncpu ? b->host->ncpu : 1;
+    bool killed = false;
     pthread_mutex_lock(&r->mu);
     while (!r->finished) {
         uint64_t now = run_now_ns();
-        if (atomic_load(&b->cancel)) {
-            run_kill(r, SBX_SANDBOX_ERROR);
-            break;
-        }
         uint64_t deadline = r->wall_deadline_ns + atomic_load(&r->callback_ns);
-        if (now >= deadline) {
+        uint64_t next = deadline, used;
+        if (killed || atomic_load(&r->reason) || atomic_load(&r->ended)) {
+            killed = true;
+            box_kill(b);
+        } else if (atomic_load(&b->cancel)) {
+            run_kill(r, SBX_SANDBOX_ERROR);
+            killed = true;
+        } else if (now >= deadline) {
             atomic_store(&r->waiting, run_reading_stdin(r));
             run_kill(r, SBX_WALL_TIME_LIMIT);
-            break;
-        }
-        uint64_t next = deadline, used;
-        if (cpu_used(r, &used) == 0) {
+            killed = true;
+        } else if (cpu_used(r, &used) == 0) {
             if (used >= cpu_limit) {
                 run_kill(r, SBX_TIME_LIMIT);
-                break;
+                killed = true;
             }
             uint64_t step = (cpu_limit - used) / ncpu;
             if (step < MIN_STEP_NS)
@@ -86,6 +91,8 @@ static void *wd_main(void *arg)
             if (now + step < next)
                 next = now + step;
         }
+        if (killed)
+            next = now + KILL_RETRY_NS;
         struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
         int rc = pthread_cond_timedwait(&r->cv, &r->mu, &ts);
         if (rc != 0 && rc != ETIMEDOUT)

@@ -2,10 +2,13 @@
  *
  * The program chose every name, link and depth in /box and /tmp. So the
  * walk goes through directory fds only (openat with O_NOFOLLOW, unlinkat),
- * never through paths, and never follows a link out. Depth is bounded: a
- * directory deeper than WIPE_DEPTH is renamed to the top and emptied on a
- * later pass, so a 10,000-deep chain costs neither stack nor fds. tmpfs
- * inode limits bound the number of entries, hence the passes.
+ * never through paths, and never follows a link out. It never makes a name
+ * of its own (a name it picked, the program could have taken first). Depth
+ * is bounded: a tree deeper than WIPE_DEPTH is not walked at all, the wipe
+ * fails, and the caller throws the whole box away (a fresh tmpfs costs one
+ * box rebuild, a deep walk would cost stack and fds). tmpfs inode limits
+ * bound the number of entries, hence the passes. Messages never quote a
+ * name: every one is the program's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,8 +33,6 @@ struct linux_dirent64 {
 };
 
 typedef struct wipe {
-    int top;
-    unsigned long moved;
     char *err;
     size_t errlen;
 } wipe;
@@ -66,19 +67,14 @@ static long wipe_level(wipe *w, int dirfd, int depth)
             seen++;
             if (!is_dir(dirfd, d)) {
                 if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-                    return sbx_fail_errno(w->err, w->errlen, "wipe: unlink %s", name);
+                    return sbx_fail_errno(w->err, w->errlen, "wipe: unlink");
                 continue;
             }
-            if (depth >= WIPE_DEPTH) {
-                char to[64];
-                snprintf(to, sizeof to, ".gradeq-wipe-%lu", w->moved++);
-                if (renameat(dirfd, name, w->top, to) < 0)
-                    return sbx_fail_errno(w->err, w->errlen, "wipe: rename %s", name);
-                continue;
-            }
+            if (depth >= WIPE_DEPTH)
+                return sbx_fail(w->err, w->errlen, "wipe: deeper than %d directories", WIPE_DEPTH);
             int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub < 0)
-                return sbx_fail_errno(w->err, w->errlen, "wipe: open %s", name);
+                return sbx_fail_errno(w->err, w->errlen, "wipe: open a directory");
             long rc;
             while ((rc = wipe_level(w, sub, depth + 1)) > 0)
                 ;
@@ -86,14 +82,14 @@ static long wipe_level(wipe *w, int dirfd, int depth)
             if (rc < 0)
                 return -1;
             if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && errno != ENOTEMPTY)
-                return sbx_fail_errno(w->err, w->errlen, "wipe: rmdir %s", name);
+                return sbx_fail_errno(w->err, w->errlen, "wipe: rmdir");
         }
     }
 }
 
 int wipe_dir(int dirfd, char *err, size_t errlen)
 {
-    wipe w = { dirfd, 0, err, errlen };
+    wipe w = { err, errlen };
     for (int pass = 0; pass < MAX_PASSES; pass++) {
         long seen = wipe_level(&w, dirfd, 0);
         if (seen <= 0)

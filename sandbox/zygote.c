@@ -6,7 +6,9 @@
  * (the setup_*() list in zy_main), loads the seccomp filter into itself so
  * that every run inherits it for free, and then serves requests from its
  * socket (zygote_run.c): RUN spawns one program, KILL kills the current
- * run's processes when there is no cgroup to do it. Per run, the only privileged work left
+ * run's processes (in namespaces always: kill(-1) from PID 1 needs no fd
+ * and names no pid); when the main process ends it clears what the run
+ * left and reports the exit. Per run, the only privileged work left
  * is a CLONE_VM|CLONE_VFORK child (born in the slot's cgroup) that drops to the
  * slot's uid, sets rlimits and execs: the namespace, mount, cgroup and
  * filter costs are paid once per slot, not per run.
@@ -16,7 +18,9 @@
  *   locks may be held: it never calls malloc or stdio. Buffers are static.
  *   Nor any libc call that coordinates threads (set*id): raw syscalls.
  * - It never trusts the program: it reads only its own socket, whose peer is
- *   the caller. Requests are bounded (ZY_STRINGS_MAX) and checked.
+ *   the caller, and counts the kernel makes (sockstat, IPC info); queue
+ *   names the program chose are only passed back to unlinkat. Requests are
+ *   bounded (ZY_STRINGS_MAX) and checked.
  * - When the caller goes away (socket EOF), the zygote exits, and as PID 1
  *   it takes every process of its namespace with it: nothing outlives a
  *   killed worker.
@@ -46,6 +50,7 @@
 #define ROOT "/tmp" /* where the new root is assembled before pivot_root */
 
 const zy_config *zy_cfg;
+int zy_mq_fd = -1, zy_sockstat_fd = -1;
 static int box_fd = -1, tmp_fd = -1;
 
 /* Reported to the caller when a setup step fails. */
@@ -58,6 +63,18 @@ static int fail_step(const char *what)
 }
 
 /* ---- set-up, once per slot ------------------------------------------- */
+
+/* The zygote holds a copy of the caller's memory (a Redis password among
+ * it): as root, no core dump and no ptrace or /proc/PID/mem by anyone
+ * without privilege (without root it shares its uid with the caller, who
+ * is as exposed: it stays dumpable so that it may still write its own
+ * /proc files). A name of its own in ps. */
+static void setup_identity(void)
+{
+    if ((zy_cfg->host->root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) ||
+        prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
+        fail_step("prctl dumpable/name");
+}
 
 /* Only the socket and the cgroup fds survive, at fixed numbers; 0-2 are
  * /dev/null so that fds received later are never 0-2. */
@@ -85,20 +102,26 @@ static void setup_fds(void)
 /* The zygote joins the slot's cgroup once, so that every run is born in it:
  * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
  * can wait for an RCU grace period (12 ms seen here), once per run
- * otherwise. The zygote itself must never be the OOM killer's choice: each
- * run raises its own oom_score_adj to +1000 (always allowed), which puts it
- * first, and the zygote lowers its own where it may. */
+ * otherwise. The zygote itself must never be the OOM killer's choice. On
+ * v1 it stays out of the slot's memory cgroup altogether: each run's child
+ * joins that one alone (zy_join_memcg, a single thread moved, no RCU
+ * wait). Each run also raises its own oom_score_adj to +1000 (always
+ * allowed), which puts it first, and the zygote lowers its own where it
+ * may. */
 static void setup_cgroup(void)
 {
     for (int i = 0; i < 3; i++) {
-        if (zy_cfg->procs_fd[i] < 0)
+        if (zy_cfg->procs_fd[i] < 0 || (i == 0 && zy_join_memcg()))
             continue;
         if (write(FD_PROCS + i, "0", 1) != 1)
             fail_step("joining the slot's cgroup");
         close(FD_PROCS + i);
     }
     /* Lowering needs CAP_SYS_RESOURCE, which many containers (and this
-     * project's VMs) lack: then only the run's +1000 protects the zygote. */
+     * project's VMs) lack: then only the run's +1000 protects the zygote,
+     * and a program may lower its own back (the +1000 becomes a floor only
+     * when written with that capability). If the OOM killer then takes the
+     * zygote, run.c reports MEMORY_LIMIT and rebuilds the box. */
     int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (fd < 0 || (write(fd, "-1000", 5) != 5 && errno != EACCES))
         fail_step("oom_score_adj");
@@ -160,6 +183,21 @@ static void make_dev(void)
         fail_step("read-only /dev");
 }
 
+/* A detached mount of the IPC namespace's POSIX queues: how the zygote
+ * lists and removes what a run left, out of every program's sight. Made on
+ * the old root, before the new one is assembled there. */
+static void setup_mqueue(void)
+{
+    if (mount("mqueue", ROOT, "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        if (errno == ENODEV)
+            return; /* no POSIX queues in this kernel: none to clear */
+        fail_step("mounting mqueue");
+    }
+    zy_mq_fd = open(ROOT, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    if (zy_mq_fd < 0 || umount2(ROOT, MNT_DETACH) < 0)
+        fail_step("detaching mqueue");
+}
+
 static void setup_mounts(void)
 {
     static const char *const sys_dirs[] = { "usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32", "etc" };
@@ -167,6 +205,7 @@ static void setup_mounts(void)
     umask(0); /* modes below are meant exactly; runs get 022 back */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         fail_step("making mounts private");
+    setup_mqueue();
     if (mount("gradeq", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=64,mode=755") < 0)
         fail_step("mounting the root tmpfs");
     for (size_t i = 0; i < sizeof sys_dirs / sizeof sys_dirs[0]; i++) {
@@ -199,6 +238,10 @@ static void setup_mounts(void)
     tmp_fd = open("/tmp", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
     if (box_fd < 0 || tmp_fd < 0)
         fail_step("opening /box and /tmp");
+    /* Per network namespace: what a run left there (see zygote_run.c). */
+    zy_sockstat_fd = open("/proc/net/sockstat", O_RDONLY | O_CLOEXEC);
+    if (zy_sockstat_fd < 0)
+        fail_step("opening /proc/net/sockstat");
 }
 
 static void setup_host_dir(void)
@@ -272,6 +315,7 @@ static void announce_ready(void)
 int zy_main(void *arg)
 {
     zy_cfg = arg;
+    setup_identity();
     setup_fds();
     setup_cgroup();
     setup_signals();

@@ -11,6 +11,18 @@
 /* The zygote's configuration, set once by zy_main. */
 extern const zy_config *zy_cfg;
 
+/* Set up by zygote.c in namespaces, else -1: a detached mount of the IPC
+ * namespace's POSIX queues, and the network namespace's sockstat. */
+extern int zy_mq_fd, zy_sockstat_fd;
+
+/* v1 with a memory cgroup: each run's child, not the zygote, joins the
+ * slot's memory cgroup (through FD_PROCS, kept open), so that the run's
+ * OOM killer never sees the zygote. */
+static inline bool zy_join_memcg(void)
+{
+    return zy_cfg->host->cg.version == CG_V1 && zy_cfg->procs_fd[0] >= 0;
+}
+
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);
 

@@ -1,6 +1,17 @@
 /* zygote_run.c -- each run in the box: the zygote's request loop, the
- * CLONE_VM|CLONE_VFORK child that becomes the program, the kill without a
- * cgroup, and the reaping of every process of the box.
+ * CLONE_VM|CLONE_VFORK child that becomes the program, the kill, the
+ * reaping of every process of the box, and what the run left in the
+ * namespaces.
+ *
+ * END OF A RUN (in namespaces). When the main process is reaped the zygote,
+ * PID 1 of the box, kills every other process with kill(-1): that reaches
+ * each process of the namespace and nothing else, with no pid to go stale
+ * and no fd to open. It reaps until it has no child left, so the namespace
+ * holds nobody but itself. Then it removes every System V IPC object and
+ * POSIX queue (the IPC namespace lives as long as the slot) and counts the
+ * sockets left in the network namespace (one in flight in an SCM_RIGHTS
+ * cycle has no process to die with). Only then does it report the exit,
+ * with what it could not clear: the caller rebuilds the box for that.
  *
  * Same rules as zygote.c: no malloc, no stdio, no libc call that
  * coordinates threads (the zygote is a copy of a threaded process).
@@ -15,22 +26,31 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mount.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/zygote.h"
 
 #define MAX_STRINGS 8192
+#define REAP_BOUND_MS 5000
 
 static pid_t run_pid;
+static int sig_fd = -1;   /* SIGCHLD */
+static bool exited;       /* the main process is reaped, its message held */
+static zy_msg exit_msg;
 
 static union {
     zy_run_req req;
@@ -121,6 +141,10 @@ static int child_main(void *arg)
     if (oom < 0 || write(oom, "1000", 4) != 4)
         child_fail("raising oom_score_adj");
     close(oom);
+    /* Its own thread only, while it still shares the zygote's memory:
+     * what it charges from exec on is the run's. */
+    if (zy_join_memcg() && write(FD_PROCS, "0", 1) != 1)
+        child_fail("joining the slot's memory cgroup");
     for (int i = 0; i < 3; i++)
         if (dup2(run_fds[i], i) < 0)
             child_fail("dup2");
@@ -221,9 +245,9 @@ static int killer_main(void *arg)
     _exit(0);
 }
 
-/* Kills every child of the zygote; as a subreaper (or PID 1) it inherits
- * every orphan, so repeating until none is left reaches the whole tree.
- * Returns how many it killed. */
+/* Kills every child of the zygote; as a subreaper it inherits every
+ * orphan, so repeating until none is left reaches the whole tree. Returns
+ * how many it killed. */
 static int kill_children(void)
 {
     static char buf[4096];
@@ -246,12 +270,17 @@ static int kill_children(void)
     return killed;
 }
 
-/* Without a cgroup: the run's session, the zygote's descendants (daemons
- * that left the session come back to it as orphans), then (as root) every
- * process of the slot's uid. kill(-1) as that uid reaches nothing else: the
- * uid is this slot's alone. */
+/* In namespaces: kill(-1) from PID 1 reaches every process of the box but
+ * the zygote. Without: the run's session, the zygote's descendants
+ * (daemons that left the session come back to it as orphans), then (as
+ * root) every process of the slot's uid. kill(-1) as that uid reaches
+ * nothing else: the uid is this slot's alone. */
 static void kill_run(void)
 {
+    if (zy_cfg->ns) {
+        kill(-1, SIGKILL);
+        return;
+    }
     if (run_pid > 0)
         kill(-run_pid, SIGKILL);
     for (int i = 0; i < 1000 && kill_children() > 0; i++)
@@ -261,6 +290,157 @@ static void kill_run(void)
     pid_t k = clone(killer_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
     if (k > 0)
         waitpid(k, NULL, 0);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Kills and reaps until the zygote has no child: then, as PID 1, it is
+ * alone in its namespace. -1 if some process outlives REAP_BOUND_MS. */
+static int empty_namespace(void)
+{
+    uint64_t end = mono_ms() + REAP_BOUND_MS;
+    for (;;) {
+        kill(-1, SIGKILL);
+        pid_t p;
+        while ((p = waitpid(-1, NULL, __WALL | WNOHANG)) > 0)
+            ;
+        if (p < 0 && errno == ECHILD)
+            return 0;
+        uint64_t now = mono_ms();
+        if (now >= end)
+            return -1;
+        struct pollfd pf = { sig_fd, POLLIN, 0 };
+        if (poll(&pf, 1, (int)(end - now)) > 0) {
+            struct signalfd_siginfo si;
+            while (read(sig_fd, &si, sizeof si) == sizeof si)
+                ;
+        }
+    }
+}
+
+/* Removes every System V object of the IPC namespace; no process is left
+ * to be attached. -1 if one stays. */
+static int empty_sysv(void)
+{
+    struct shm_info shm;
+    int max = shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&shm);
+    for (int i = 0; max >= 0 && shm.used_ids && i <= max; i++) {
+        struct shmid_ds ds;
+        int id = shmctl(i, SHM_STAT, &ds);
+        if (id >= 0)
+            shmctl(id, IPC_RMID, NULL);
+    }
+    struct seminfo sem;
+    int smax = semctl(0, 0, SEM_INFO, (void *)&sem);
+    for (int i = 0; smax >= 0 && sem.semusz && i <= smax; i++) {
+        struct semid_ds ds;
+        int id = semctl(i, 0, SEM_STAT, &ds);
+        if (id >= 0)
+            semctl(id, 0, IPC_RMID);
+    }
+    struct msginfo msg;
+    int mmax = msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&msg);
+    for (int i = 0; mmax >= 0 && msg.msgpool && i <= mmax; i++) {
+        struct msqid_ds ds;
+        int id = msgctl(i, MSG_STAT, &ds);
+        if (id >= 0)
+            msgctl(id, IPC_RMID, NULL);
+    }
+    if (shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&shm) < 0 || semctl(0, 0, SEM_INFO, (void *)&sem) < 0 ||
+        msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&msg) < 0)
+        return -1;
+    return shm.used_ids || sem.semusz || msg.msgpool ? -1 : 0;
+}
+
+struct zy_dirent {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+/* Unlinks every POSIX message queue (the names are the program's: used as
+ * they are, never shown). -1 if one stays. */
+static int empty_mqueue(void)
+{
+    static char buf[4096];
+    if (zy_mq_fd < 0)
+        return 0;
+    for (int pass = 0; pass < 64; pass++) {
+        if (lseek(zy_mq_fd, 0, SEEK_SET) < 0)
+            return -1;
+        long n, seen = 0;
+        while ((n = syscall(SYS_getdents64, zy_mq_fd, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                struct zy_dirent *d = (struct zy_dirent *)(void *)(buf + off);
+                off += d->reclen;
+                if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+                    continue;
+                seen++;
+                unlinkat(zy_mq_fd, d->name, 0);
+            }
+        }
+        if (n < 0)
+            return -1;
+        if (!seen)
+            return 0;
+    }
+    return -1;
+}
+
+/* Parses the number after `key` in text; -1 when absent. */
+static long field(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    if (!p)
+        return -1;
+    long v = 0;
+    for (p += strlen(key); *p == ' '; p++)
+        ;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (*p - '0');
+    return v;
+}
+
+/* Whether the network namespace holds a socket (any family) or a TCP
+ * connection in TIME_WAIT (it would refuse the next run a bind). The
+ * zygote itself holds none there: its socket to the caller was made
+ * outside. */
+static int sockets_left(void)
+{
+    static char buf[1024];
+    if (zy_sockstat_fd < 0)
+        return 0;
+    ssize_t n = pread(zy_sockstat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 1;
+    buf[n] = 0;
+    long used = field(buf, "sockets: used"), tw = field(buf, " tw");
+    return used != 0 || tw > 0;
+}
+
+/* The main process is gone: in namespaces the rest dies and the box is
+ * checked before the exit is reported. */
+static void end_run(void)
+{
+    exited = false;
+    if (zy_cfg->ns) {
+        if (empty_namespace() < 0)
+            exit_msg.dirty |= ZY_DIRTY_PROCESSES;
+        else if (empty_sysv() < 0 || empty_mqueue() < 0)
+            exit_msg.dirty |= ZY_DIRTY_IPC;
+        if (sockets_left())
+            exit_msg.dirty |= ZY_DIRTY_SOCKETS;
+    }
+    reply(&exit_msg);
 }
 
 static void on_request(void)
@@ -285,6 +465,8 @@ static void on_request(void)
         spawn((size_t)n, nfds);
     else if ((size_t)n >= sizeof(uint32_t) && in.req.op == ZY_KILL)
         kill_run();
+    if (exited)
+        end_run();
 }
 
 /* As PID 1 (or a subreaper) the zygote reaps every orphan; the run's main
@@ -300,23 +482,25 @@ static void reap(void)
         if (p != run_pid)
             continue;
         run_pid = 0;
-        zy_msg m = {
+        exit_msg = (zy_msg){
             .op = ZY_EXITED,
             .wstatus = st,
             .utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec,
             .stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec,
             .maxrss_kb = (uint64_t)ru.ru_maxrss,
         };
-        reply(&m);
+        exited = true;
     }
 }
 
-static void on_children(int sfd)
+static void on_children(void)
 {
     struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof si) == sizeof si)
+    while (read(sig_fd, &si, sizeof si) == sizeof si)
         ;
     reap();
+    if (exited)
+        end_run();
 }
 
 void zy_serve(void)
@@ -324,10 +508,10 @@ void zy_serve(void)
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
-    int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (sfd < 0)
+    sig_fd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sig_fd < 0)
         _exit(1);
-    struct pollfd p[2] = { { FD_SOCK, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+    struct pollfd p[2] = { { FD_SOCK, POLLIN, 0 }, { sig_fd, POLLIN, 0 } };
     for (;;) {
         if (poll(p, 2, -1) < 0) {
             if (errno == EINTR)
@@ -335,9 +519,8 @@ void zy_serve(void)
             _exit(1);
         }
         if (p[1].revents)
-            on_children(sfd);
+            on_children();
         if (p[0].revents)
             on_request();
     }
 }
-

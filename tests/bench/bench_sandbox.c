@@ -8,6 +8,9 @@
  *   4. stdout and stderr flooding at once vs one stream
  *   5. a flood against a 1 MiB cap: bytes kept, bytes read past the cap
  *   6. how far past cpu_ms and wall_ms the kill lands
+ *   7. a box rebuild: a run that leaves a socket in flight vs one that
+ *      leaves nothing (same program, tests/progs/sock_left)
+ *   8. how many runs of the hostile programs cost a rebuild
  *
  * Prints a table with medians and ratios. Timing lives here, never in tests.
  */
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 
 extern char **environ;
 
@@ -93,6 +97,31 @@ static double bare_spawn_store(char *const argv[], bool drain, bool store, size_
     }
     waitpid(pid, NULL, 0);
     return now_us() - t0;
+}
+
+/* A run of tests/progs/NAME with up to two arguments, as ./prog in /box;
+ * its time in us, or -1 if the program is missing. */
+static double prog_time(sbx_box *b, const char *name, const char *a1, const char *a2)
+{
+    size_t len;
+    char *bytes = tl_read_prog(name, &len);
+    if (!bytes)
+        return -1;
+    const char *argv[] = { "./prog", a1, a2, NULL };
+    sbx_file f = { "prog", bytes, len, true };
+    sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1 };
+    sbx_limits_default(&s.limits);
+    s.limits.memory_bytes = 64 << 20;
+    s.limits.processes = 32;
+    s.limits.cpu_ms = 500;
+    s.limits.wall_ms = 1500;
+    sbx_result r;
+    double t0 = now_us();
+    sbx_run(b, &s, &r);
+    double t = now_us() - t0;
+    sbx_result_free(&r);
+    free(bytes);
+    return t;
 }
 
 static double sbx_time(sbx_box *b, const char *const *argv, const sbx_limits *l, sbx_result *keep)
@@ -234,6 +263,35 @@ int main(int argc, char **argv)
            "6a. CPU kill past cpu_ms=200 (median)", median(over_cpu, 15), "-", "-", pct(over_cpu, 15, 1.0));
     printf("%-52s %10.0f us %12s %8s   (max %.0f us; target < 20000 us)\n", "6b. wall kill past wall_ms=200 (median)",
            median(over_wall, 15), "-", "-", pct(over_wall, 15, 1.0));
+
+    /* 7. A rebuild is paid inside the run that caused it. */
+    double left[15], clean[15];
+    for (int i = 0; i < 15; i++) {
+        left[i] = prog_time(b, "sock_left", "make", NULL);
+        clean[i] = prog_time(b, "sock_left", "find", NULL);
+    }
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (the difference is one box rebuild)\n",
+           "7. run leaving a socket in flight vs leaving none", median(left, 15), median(clean, 15),
+           median(left, 15) / median(clean, 15));
+
+    /* 8. Which hostile programs cost a rebuild. */
+    static const char *const hostile[][3] = {
+        { "plant", NULL, NULL }, { "mkfiles", "200", NULL }, { "ipc_leave", "make", "8" },
+        { "sock_left", "make", NULL }, { "stdout_inflight", NULL, NULL }, { "daemon", NULL, NULL },
+        { "forkbomb", "--really", NULL }, { "thread_bomb", NULL, NULL }, { "kill_all", "--really", NULL },
+        { "write_big", "8", NULL }, { "oom_zygote", "56", NULL }, { "connect_host", NULL, NULL },
+    };
+    size_t nh = sizeof hostile / sizeof hostile[0];
+    unsigned long r0 = sbx_box_rebuilds(b);
+    char which[256] = "";
+    for (size_t i = 0; i < nh; i++) {
+        unsigned long before = sbx_box_rebuilds(b);
+        prog_time(b, hostile[i][0], hostile[i][1], hostile[i][2]);
+        if (sbx_box_rebuilds(b) != before)
+            snprintf(which + strlen(which), sizeof which - strlen(which), " %s", hostile[i][0]);
+    }
+    printf("%-52s %7lu of %2zu %12s %8s   (rebuilt after:%s)\n", "8. hostile programs that cost a box rebuild",
+           sbx_box_rebuilds(b) - r0, nh, "-", "-", which);
     sbx_box_close(b);
     sbx_host_close(h);
     free(a);

@@ -23,3 +23,11 @@ char *tl_read_file(const char *path, size_t *len)
     }
     return p;
 }
+
+char *tl_read_prog(const char *name, size_t *len)
+{
+    const char *dir = getenv("GRADEQ_PROGS") ? getenv("GRADEQ_PROGS") : "build/progs";
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return tl_read_file(path, len);
+}

@@ -6,5 +6,7 @@
 
 /* The whole file, malloc'd with a NUL after it; NULL when unreadable. */
 char *tl_read_file(const char *path, size_t *len);
+/* The same for the test program NAME of $GRADEQ_PROGS (default build/progs). */
+char *tl_read_prog(const char *name, size_t *len);
 
 #endif

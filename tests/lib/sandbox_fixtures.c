@@ -21,13 +21,10 @@ sbx_box *sx_box;
 int sx_run_prog_in(sbx_box *b, const char *name, const char *const *args, const sbx_limits *l, const void *in,
                    size_t inlen, sbx_result *r)
 {
-    const char *dir = getenv("GRADEQ_PROGS") ? getenv("GRADEQ_PROGS") : "build/progs";
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    char *bytes = tl_read_file(path, &len);
+    char *bytes = tl_read_prog(name, &len);
     if (!bytes)
-        fail_msg("test program %s missing (build it with make)", path);
+        fail_msg("test program %s missing (build it with make)", name);
     const char *argv[16] = { "./prog" };
     for (int i = 0; args && args[i]; i++)
         argv[i + 1] = args[i];

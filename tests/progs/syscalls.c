@@ -7,12 +7,14 @@
  *   NAME signal=SIGNAME  the child died of that signal (seccomp kill: SIGSYS)
  * NAMEs: ptrace_traceme unshare_newuser mount chroot bpf perf_event_open
  * keyctl io_uring_setup userfaultfd setns clone_newnet kexec_load init_module
- * open_by_handle_at process_vm_readv (15 lines), then exits 0.
+ * open_by_handle_at process_vm_readv vsock modify_ldt set_mempolicy mbind
+ * migrate_pages move_pages personality f_setlease f_notify (24 lines), then
+ * exits 0.
  * Every call is made harmless should it succeed (e.g. as root outside a
  * sandbox): mount first tries a private mount namespace, kexec_load asks for
  * more segments than the kernel accepts (root gets EINVAL, never an unload),
  * init_module passes an empty image.
- * Sandbox must report: OK, 15 lines, none of them ending in " ok". */
+ * Sandbox must report: OK, 24 lines, none of them ending in " ok". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +27,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/vm_sockets.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -147,6 +152,47 @@ static long do_process_vm_readv(void)
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0);
 }
 
+/* Each of these is harmless if it succeeds: a vsock socket closed at
+ * exit, an LDT entry nobody uses, the default memory policy, pages moved
+ * to node 0 where they already are, a persona in a child about to exit, a
+ * lease and a notification on a file and directory of the run's own. */
+static long do_vsock(void) { return socket(AF_VSOCK, SOCK_STREAM, 0); }
+static long do_modify_ldt(void)
+{
+    static char ldt[16];
+    return syscall(SYS_modify_ldt, 0, ldt, sizeof ldt);
+}
+static long do_set_mempolicy(void) { return syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0); }
+static long do_mbind(void)
+{
+    static char page[8192] __attribute__((aligned(4096)));
+    return syscall(SYS_mbind, page, 4096, 0 /* MPOL_DEFAULT */, NULL, 0, 0);
+}
+static long do_migrate_pages(void)
+{
+    unsigned long node0 = 1;
+    return syscall(SYS_migrate_pages, 0, 8 * sizeof node0, &node0, &node0);
+}
+static long do_move_pages(void)
+{
+    static char page[4096] __attribute__((aligned(4096)));
+    void *pages[1] = { page };
+    int status[1];
+    page[0] = 1;
+    return syscall(SYS_move_pages, 0, 1, pages, NULL, status, 0);
+}
+static long do_personality(void) { return personality(PER_LINUX | ADDR_NO_RANDOMIZE); }
+static long do_setlease(void)
+{
+    int fd = open("/tmp/lease", O_RDONLY | O_CREAT, 0644);
+    return fd < 0 ? -1 : fcntl(fd, F_SETLEASE, F_RDLCK);
+}
+static long do_notify(void)
+{
+    int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
+    return fd < 0 ? -1 : fcntl(fd, F_NOTIFY, DN_CREATE);
+}
+
 static const struct {
     const char *name;
     long (*fn)(void);
@@ -166,6 +212,15 @@ static const struct {
     {"init_module", do_init_module},
     {"open_by_handle_at", do_open_by_handle},
     {"process_vm_readv", do_process_vm_readv},
+    {"vsock", do_vsock},
+    {"modify_ldt", do_modify_ldt},
+    {"set_mempolicy", do_set_mempolicy},
+    {"mbind", do_mbind},
+    {"migrate_pages", do_migrate_pages},
+    {"move_pages", do_move_pages},
+    {"personality", do_personality},
+    {"f_setlease", do_setlease},
+    {"f_notify", do_notify},
 };
 
 static void print_errno(const char *name, int e)

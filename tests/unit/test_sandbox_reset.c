@@ -1,0 +1,412 @@
+/* test_sandbox_reset.c -- "when sbx_run returns, the box is
+ * indistinguishable from a fresh one", proved against programs that try to
+ * leave something for the next job in the same box: files planted against
+ * the wipe and in the way of the next job's files, each kind of IPC
+ * object, sockets kept in flight, stdout kept in flight, an OOM aimed at
+ * the zygote. Each first proves its attack ran; then a later run in the
+ * same box proves nothing is left and that its own files are its own.
+ * Also: limits that would overflow, a cancel between two runs, the state
+ * directory of another user, stdout reopened by name. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
+#include "tests/lib/sandbox_fixtures.h"
+
+static bool has(const sbx_result *r, const char *s)
+{
+    return r->stdout_len && memmem(r->stdout_buf, r->stdout_len, s, strlen(s)) != NULL;
+}
+
+static void run_ok(const char *prog, const char *const *args, const char *want)
+{
+    sbx_result r;
+    assert_int_equal(sx_run_prog(prog, args, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    if (want && !has(&r, want))
+        fail_msg("%s: wanted \"%s\" in stdout: %.*s", prog, want, (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+}
+
+/* A job with its own files: prog (ls_box), secret.txt, data/x, input.txt. */
+static void victim_job(const char *secret)
+{
+    char cmd[700];
+    size_t n;
+    char *bin = tl_read_prog("cat", &n);
+    assert_non_null(bin);
+    sbx_file files[] = {
+        { "prog", bin, n, true },
+        { "secret.txt", secret, strlen(secret), false },
+        { "data/x", "x\n", 2, false },
+        { "input.txt", "in\n", 3, false },
+    };
+    const char *argv[] = { "/bin/sh", "-c", "cat secret.txt data/x input.txt; ls -A | tr '\\n' ' '", NULL };
+    sbx_spec s = { .argv = argv, .files = files, .nfiles = 4 };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    snprintf(cmd, sizeof cmd, "%sx\nin\ndata input.txt prog secret.txt ", secret);
+    if (r.stdout_len != strlen(cmd) || memcmp(r.stdout_buf, cmd, r.stdout_len) != 0)
+        fail_msg("the job's own files are not its own: %.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+    free(bin);
+}
+
+static void planted_files_reach_no_later_job(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("plant", NULL, "planted wipe=8 deep=40 fifo=1 dir=1 link=1");
+    /* The 40-deep chain is beyond what the wipe walks: the box was
+     * rebuilt rather than trusted, and no error was reported. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    victim_job("victim-secret-1\n");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("plant", (const char *[]){ "--find", "victim-secret", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_true(has(&r, "done"));
+    assert_false(has(&r, "found"));
+    sbx_result_free(&r);
+}
+
+static void shallow_plants_are_wiped_in_place(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("plant", (const char *[]){ "--shallow", NULL }, "planted wipe=8 deep=0 fifo=1 dir=1 link=1");
+    /* The wipe's own old names, FIFOs and a directory where the next job's
+     * files go, a hardlink: all cleared in place, no rebuild. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+    victim_job("victim-secret-2\n");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("plant", (const char *[]){ "--find", "victim-secret", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_false(has(&r, "found"));
+    sbx_result_free(&r);
+}
+
+static void ipc_objects_do_not_survive(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("ipc_leave", (const char *[]){ "make", "32", NULL }, "made shm sem msg mq");
+    sbx_result r;
+    assert_int_equal(sx_run_prog("ipc_leave", (const char *[]){ "find", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    const char want[] = "shm=ENOENT\nsem=ENOENT\nmsg=ENOENT\nmq=ENOENT\n";
+    if (r.stdout_len != sizeof want - 1 || memcmp(r.stdout_buf, want, sizeof want - 1) != 0)
+        fail_msg("IPC survived the run: %.*s", (int)r.stdout_len, r.stdout_buf);
+    /* The 32 MiB segment is gone, not charged to this run. */
+    assert_true(r.memory_bytes < (24u << 20));
+    sbx_result_free(&r);
+    /* Removed in place: no rebuild needed. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+}
+
+static void ipc_hoard_is_not_cumulative(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.memory_bytes = 64u << 20;
+    for (int i = 0; i < 4; i++) {
+        sbx_result r;
+        assert_int_equal(sx_run_prog("ipc_leave", (const char *[]){ "make", "40", NULL }, &l, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        assert_true(has(&r, "made shm"));
+        sbx_result_free(&r);
+    }
+}
+
+static void sockets_in_flight_cost_the_box(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    run_ok("sock_left", (const char *[]){ "make", NULL }, "left abstract tcp");
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    sbx_result r;
+    assert_int_equal(sx_run_prog("sock_left", (const char *[]){ "find", NULL }, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    const char want[] = "abstract=ECONNREFUSED\nbind=ok\n";
+    if (r.stdout_len != sizeof want - 1 || memcmp(r.stdout_buf, want, sizeof want - 1) != 0)
+        fail_msg("sockets survived the run: %.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+    /* That run itself made a socket and closed it: nothing left, no rebuild. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+}
+
+static void stdout_in_flight_ends_promptly(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.wall_ms = 20000; /* a hang would be caught by the test's alarm first */
+    sbx_result r;
+    assert_int_equal(sx_run_prog("stdout_inflight", NULL, &l, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 4);
+    assert_memory_equal(r.stdout_buf, "bye\n", 4);
+    assert_true(r.wall_us < 5000000);
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello");
+}
+
+static void oom_aimed_at_the_zygote_is_the_runs(void **state)
+{
+    (void)state;
+    /* A zygote is a copy of its caller: a caller holding 32 MiB makes a
+     * zygote far bigger than any of the program's processes, the OOM
+     * killer's first choice unless it is immune. */
+    size_t big = 32u << 20;
+    char *mem = malloc(big);
+    assert_non_null(mem);
+    memset(mem, 1, big);
+    sbx_box *b;
+    char err[SBX_ERR_LEN];
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    free(mem);
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.memory_bytes = 64u << 20;
+    l.wall_ms = 10000;
+    sbx_result r;
+    assert_int_equal(sx_run_prog_in(b, "oom_zygote", (const char *[]){ "56", NULL }, &l, NULL, 0, &r), 0);
+    sx_assert_status(&r, SBX_MEMORY_LIMIT);
+    if (has(&r, "adj=EACCES") || strncmp(sbx_host_describe(sx_host), "cgroup v1", 9) == 0) {
+        /* The zygote had CAP_SYS_RESOURCE (immune), or lives outside the
+         * run's memory cgroup (v1): never at risk. */
+        assert_int_equal(sbx_box_rebuilds(b), 0);
+    } else {
+        /* It had not: the program lowered its own score, the killer took
+         * the zygote, and that cost the box, not an error. */
+        assert_true(has(&r, "adj=ok"));
+        assert_int_equal(sbx_box_rebuilds(b), 1);
+    }
+    sbx_result_free(&r);
+    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    sbx_box_close(b);
+}
+
+static void benign_runs_keep_the_box(void **state)
+{
+    (void)state;
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    for (int i = 0; i < 20; i++)
+        run_ok("hello", NULL, "hello");
+    run_ok("daemon", NULL, "grandchild");
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+}
+
+static void stdout_reopened_by_name(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/sh", "-c", "read x < /dev/stdin && echo $x > /dev/stdout && echo err > /dev/stderr",
+                           NULL };
+    sbx_spec s = { .argv = argv, .stdin_data = "out\n", .stdin_len = 4 };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 4);
+    assert_memory_equal(r.stdout_buf, "out\n", 4);
+    assert_int_equal(r.stderr_len, 4);
+    assert_memory_equal(r.stderr_buf, "err\n", 4);
+    sbx_result_free(&r);
+}
+
+/* The same for a stdout wired to another process (an interactor's pipe). */
+static void wired_stdout_reopened_by_name(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const char *argv[] = { "/bin/sh", "-c", "echo wired > /dev/stdout", NULL };
+    sbx_spec s = { .argv = argv, .use_stdout_fd = true, .stdout_fd = p[1] };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0); /* takes p[1] over */
+    sx_assert_status(&r, SBX_OK);
+    char buf[16] = "";
+    assert_int_equal(read(p[0], buf, sizeof buf), 6);
+    assert_memory_equal(buf, "wired\n", 6);
+    close(p[0]);
+    sbx_result_free(&r);
+}
+
+static void overflowing_limits_refused(void **state)
+{
+    (void)state;
+    const uint64_t huge = UINT64_MAX;
+    for (int which = 0; which < 5; which++) {
+        sbx_limits l;
+        sbx_limits_default(&l);
+        uint64_t *f[] = { &l.memory_bytes, &l.processes, &l.stdout_bytes, &l.stderr_bytes, &l.open_files };
+        *f[which] = huge;
+        sbx_result r;
+        assert_int_equal(sx_run_prog("hello", NULL, &l, &r), -1);
+        sx_assert_status(&r, SBX_SANDBOX_ERROR);
+        assert_non_null(strstr(r.error, "refused"));
+        sbx_result_free(&r);
+    }
+    run_ok("hello", NULL, "hello");
+}
+
+static void cancel_between_runs_is_kept(void **state)
+{
+    (void)state;
+    sbx_box_cancel(sx_box);
+    sbx_result r;
+    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), -1);
+    sx_assert_status(&r, SBX_SANDBOX_ERROR);
+    assert_non_null(strstr(r.error, "cancelled"));
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello"); /* consumed by the run it ended */
+}
+
+/* The worker out of fds (EMFILE) while a run is past its wall limit: the
+ * kill needs no fd, and is repeated until the run is gone. */
+static int taken[65536], ntaken, taken_errno;
+
+static int exhaust_fds(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply)
+{
+    (void)ctx, (void)stream, (void)buf, (void)len, (void)reply;
+    while (!taken_errno && ntaken < (int)(sizeof taken / sizeof taken[0])) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            taken_errno = errno;
+        else
+            taken[ntaken++] = fd;
+    }
+    return 0;
+}
+
+static void wall_kill_without_fds(void **state)
+{
+    (void)state;
+    struct rlimit old, low = { 512, 0 };
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low.rlim_max = old.rlim_max;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    const char *argv[] = { "/bin/sh", "-c", "echo go; exec sleep 100", NULL };
+    sbx_spec s = { .argv = argv, .interact = exhaust_fds };
+    sbx_limits_default(&s.limits);
+    s.limits.wall_ms = 300;
+    sbx_result r;
+    ntaken = taken_errno = 0;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    for (int i = 0; i < ntaken; i++)
+        close(taken[i]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    /* The attack ran: the process had no fd left while the run went on. */
+    assert_int_equal(taken_errno, EMFILE);
+    sx_assert_status(&r, SBX_WALL_TIME_LIMIT);
+    sbx_result_free(&r);
+    run_ok("hello", NULL, "hello");
+}
+
+/* A job's file name with a newline cannot forge a line in a log. */
+static void names_in_errors_are_one_line(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/true", NULL };
+    sbx_file f = { "bad\nFORGED line/../../x\377", "x", 1, false };
+    sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1 };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), -1);
+    sx_assert_status(&r, SBX_SANDBOX_ERROR);
+    assert_non_null(strstr(r.error, "bad?FORGED line"));
+    for (const char *p = r.error; *p; p++)
+        assert_true(*p >= 0x20 && *p < 0x7f);
+    sbx_result_free(&r);
+}
+
+/* The zygote holds a copy of this process: it has a name of its own in
+ * ps (its non-dumpable flag shows nowhere outside it: as root, its /proc
+ * files are root's either way). */
+static void zygote_has_its_name(void **state)
+{
+    (void)state;
+    int found = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        int ppid = 0;
+        char *close_paren = strrchr(buf, ')');
+        if (strstr(buf, "(gradeq-zygote)") && close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 &&
+            ppid == getpid())
+            found++;
+    }
+    if (d)
+        closedir(d);
+    assert_true(found >= 1);
+}
+
+static void foreign_state_dir_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gradeq-foreign-XXXXXX", link[64];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chown(dir, 4242, 4242), 0);
+    char err[SBX_ERR_LEN];
+    sbx_host *h = NULL;
+    sbx_host_options o = { .state_dir = dir };
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by it alone"));
+    /* A symlink to a directory of ours is refused too. */
+    assert_int_equal(chown(dir, getuid(), getgid()), 0);
+    snprintf(link, sizeof link, "%s-link", dir);
+    assert_int_equal(symlink(dir, link), 0);
+    o.state_dir = link;
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), -1);
+    unlink(link);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(planted_files_reach_no_later_job, sx_test_setup),
+        cmocka_unit_test_setup(shallow_plants_are_wiped_in_place, sx_test_setup),
+        cmocka_unit_test_setup(ipc_objects_do_not_survive, sx_test_setup),
+        cmocka_unit_test_setup(ipc_hoard_is_not_cumulative, sx_test_setup),
+        cmocka_unit_test_setup(sockets_in_flight_cost_the_box, sx_test_setup),
+        cmocka_unit_test_setup(stdout_in_flight_ends_promptly, sx_test_setup),
+        cmocka_unit_test_setup(oom_aimed_at_the_zygote_is_the_runs, sx_test_setup),
+        cmocka_unit_test_setup(benign_runs_keep_the_box, sx_test_setup),
+        cmocka_unit_test_setup(stdout_reopened_by_name, sx_test_setup),
+        cmocka_unit_test_setup(wired_stdout_reopened_by_name, sx_test_setup),
+        cmocka_unit_test_setup(overflowing_limits_refused, sx_test_setup),
+        cmocka_unit_test_setup(cancel_between_runs_is_kept, sx_test_setup),
+        cmocka_unit_test_setup(wall_kill_without_fds, sx_test_setup),
+        cmocka_unit_test_setup(names_in_errors_are_one_line, sx_test_setup),
+        cmocka_unit_test_setup(zygote_has_its_name, sx_test_setup),
+        cmocka_unit_test_setup(foreign_state_dir_refused, sx_test_setup),
+    };
+    return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
+}
