@@ -391,7 +391,10 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     pthread_cond_destroy(&st.cv);
     pthread_mutex_destroy(&st.mu);
     pthread_mutex_destroy(&st.cb_mu);
-    /* Nothing of the run is alive now: its files can go. */
+    /* Nothing of the run is alive now: what it left is stable. */
+    if (spec->collect && rc == 0 && b->box_fd >= 0 && collect_dir(b->box_fd, spec->collect, err, sizeof err) < 0)
+        rc = sandbox_error(r, err);
+    /* Its files can go. */
     if (b->box_fd >= 0 && wipe_dir(b->box_fd, err, sizeof err) < 0 && rc == 0)
         rc = sandbox_error(r, err);
     if (b->tmp_fd >= 0 && wipe_dir(b->tmp_fd, err, sizeof err) < 0 && rc == 0)
