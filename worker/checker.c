@@ -179,8 +179,7 @@ bool wk_check_text(q_check_kind k, double eps, const void *out, size_t outlen, c
     return false;
 }
 
-/* The first line of the checker's stderr, control bytes as '?'. */
-static void first_line(char msg[WK_CHECK_MSG_LEN], const char *p, size_t n)
+void wk_first_line(char msg[WK_CHECK_MSG_LEN], const char *p, size_t n)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && p[i] != '\n' && o + 1 < WK_CHECK_MSG_LEN; i++)
@@ -206,7 +205,7 @@ int wk_check_program(sbx_box *box, const sbx_spec *prog, const void *input, size
         snprintf(msg, WK_CHECK_MSG_LEN, "checker's sandbox: %s", r.error);
         v = -1;
     } else {
-        first_line(msg, r.stderr_buf, r.stderr_len);
+        wk_first_line(msg, r.stderr_buf, r.stderr_len);
         if (r.status == SBX_OK)
             v = WK_CHECK_ACCEPTED;
         else if (r.status == SBX_RUNTIME_ERROR && (r.exit_code == 1 || r.exit_code == 2))

@@ -19,6 +19,7 @@
 
 #include "worker/checker.h"
 #include "worker/grade.h"
+#include "worker/interact.h"
 #include "worker/metrics.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
@@ -30,8 +31,9 @@ void wk_compile_limits_default(sbx_limits *l)
                        .file_bytes = 256ull << 20, .open_files = 256 };
 }
 
-static const char *const extra_statuses[] = { WK_WRONG_ANSWER, WK_CHECKER_ERROR, WK_COMPILE_ERROR, WK_SKIPPED };
-_Static_assert(SBX_SANDBOX_ERROR + 1 + 4 == WK_GRADE_STATUSES, "every graded status has a metric");
+static const char *const extra_statuses[] = { WK_WRONG_ANSWER, WK_CHECKER_ERROR, WK_COMPILE_ERROR, WK_SKIPPED,
+                                              WK_INTERACTOR_ERROR };
+_Static_assert(SBX_SANDBOX_ERROR + 1 + 5 == WK_GRADE_STATUSES, "every graded status has a metric");
 
 const char *wk_grade_status_name(int i)
 {
@@ -99,6 +101,13 @@ static wk_grade_rc fail(wk_graded *out, const char *what, const char *why)
     return WK_GRADE_SANDBOX_ERROR;
 }
 
+/* fail() for the helpers that return -1. */
+static int fail_run(wk_graded *out, const char *what, const char *why)
+{
+    fail(out, what, why);
+    return -1;
+}
+
 /* The compile step: 0 compiled (*collected filled), 1 COMPILE_ERROR, -1
  * sandbox error. */
 static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_collect *collected)
@@ -144,14 +153,62 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
     }
     char err[SBX_ERR_LEN];
     if (!*cbox && sbx_box_open(host, cbox, err, sizeof err) < 0)
-        return fail(out, "checker's box", err), -1;
+        return fail_run(out, "checker's box", err);
     int v = wk_check_program(*cbox, &p->checker, t->stdin_data, t->stdin_len, r->stdout_buf, r->stdout_len,
                              t->expected, t->expected_len, msg);
     if (v < 0)
-        return fail(out, "checker", msg), -1;
+        return fail_run(out, "checker", msg);
     g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_WRONG_ANSWER : WK_CHECKER_ERROR;
     g->checker_message = msg[0] ? msg : NULL;
     return 0;
+}
+
+/* A test against the interactor (in *ibox), whose file `input` is the
+ * test's stdin: its verdict is the test's. -1: sandbox error. */
+static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade_plan *p, sbx_spec *s,
+                    const q_test *t, q_graded *g, char *msg, wk_graded *out)
+{
+    char err[SBX_ERR_LEN];
+    if (!*ibox && sbx_box_open(host, ibox, err, sizeof err) < 0)
+        return fail_run(out, "interactor's box", err);
+    sbx_spec is = p->interactor;
+    ((sbx_file *)is.files)[is.nfiles - 1] = (sbx_file){ "input", t->stdin_data, t->stdin_len, false };
+    s->stdin_data = NULL;
+    s->stdin_len = 0;
+    wk_pair pair;
+    int rc = wk_run_pair(box, s, *ibox, &is, 0, &pair);
+    if (rc < 0)
+        fail(out, t->name, pair.message[0] ? pair.message : "sandbox error");
+    else if (record(g, &pair.prog, p->test_output_max) < 0)
+        rc = fail_run(out, t->name, "out of memory for its output");
+    else {
+        g->status = pair.status;
+        if (pair.message[0])
+            snprintf(msg, WK_CHECK_MSG_LEN, "%s", pair.message);
+        else
+            wk_first_line(msg, pair.inter.stderr_buf, pair.inter.stderr_len);
+        g->checker_message = msg[0] ? msg : NULL;
+    }
+    wk_pair_free(&pair);
+    return rc < 0 ? -1 : 0;
+}
+
+/* A test alone: the program run, then its output checked. -1: sandbox
+ * error. */
+static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_plan *p, const sbx_spec *s,
+                   const q_test *t, q_graded *g, char *msg, wk_graded *out)
+{
+    sbx_result r;
+    int rc = 0;
+    sbx_run(box, s, &r);
+    if (r.status == SBX_SANDBOX_ERROR)
+        rc = fail_run(out, t->name, r.error);
+    else if (record(g, &r, p->test_output_max) < 0)
+        rc = fail_run(out, t->name, "out of memory for its output");
+    else if (r.status == SBX_OK)
+        rc = check(host, cbox, p, t, &r, g, msg, out);
+    sbx_result_free(&r);
+    return rc;
 }
 
 /* Per test: the checker's message lives beside its record. */
@@ -225,15 +282,10 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
                                            true };
         sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = nbase + t->extra.nfiles,
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
-        sbx_result r;
-        sbx_run(box, &s, &r);
-        if (r.status == SBX_SANDBOX_ERROR)
-            rc = fail(out, t->name, r.error);
-        else if (record(gt, &r, p->test_output_max) < 0)
-            rc = fail(out, t->name, "out of memory for its output");
-        else if (r.status == SBX_OK && check(host, checker_box, p, t, &r, gt, slots[i].msg, out) < 0)
+        int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, gt, slots[i].msg, out)
+                                    : run_one(host, box, checker_box, p, &s, t, gt, slots[i].msg, out);
+        if (trc < 0)
             rc = WK_GRADE_SANDBOX_ERROR;
-        sbx_result_free(&r);
         if (rc != WK_GRADED)
             break;
         out->cpu_us = gt->cpu_us > out->cpu_us ? gt->cpu_us : out->cpu_us;

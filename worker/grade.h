@@ -36,6 +36,9 @@ typedef struct wk_grade_plan {
     const q_grade *g;             /* tests, checker, stop_on_failure */
     sbx_spec checker;             /* Q_CHECK_PROGRAM: as wk_check_program
                                    * takes it */
+    bool has_interactor;          /* each test against it; no checker */
+    sbx_spec interactor;          /* argv, limits, files whose last is the
+                                   * slot of `input` (the test's stdin) */
     size_t test_output_max;       /* per test, stdout and stderr each */
     /* Called after each test (progress, per-test lines); may be NULL. */
     void (*on_test)(void *ctx, size_t i, const q_graded *t);
@@ -55,8 +58,9 @@ typedef struct wk_graded {
     char *compile_out_, *compile_err_;
 } wk_graded;
 
-/* Runs the plan in box; the checker program, when there is one, in
- * *checker_box (opened on host at first use, kept for the caller to close).
+/* Runs the plan in box; the checker program or the interactor, when there
+ * is one, in *checker_box (opened on host at first use, kept for the caller
+ * to close).
  * Returns WK_GRADED (out complete), WK_GRADE_SANDBOX_ERROR (out->error
  * says why: not the program's fault) or WK_GRADE_STOPPED (plan->stop was
  * set). out is freed with wk_graded_free in every case. */
@@ -74,5 +78,6 @@ const char *wk_grade_status_name(int i);
 #define WK_CHECKER_ERROR "CHECKER_ERROR"
 #define WK_COMPILE_ERROR "COMPILE_ERROR"
 #define WK_SKIPPED "SKIPPED"
+#define WK_INTERACTOR_ERROR "INTERACTOR_ERROR"
 
 #endif

@@ -168,8 +168,6 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         return fail(err, errlen, "--source", "needs --language");
     if (!g->language && !c->argv[0])
         return fail(err, errlen, "PROGRAM", "missing (use -- PROGRAM ARGS, or --language)");
-    if (c->has_interactor)
-        return fail(err, errlen, "--interactor", "not supported with --tests");
     if (wk_testdir_load(g->tests_dir, &g->tests, &g->ntests, err, errlen) < 0)
         return -1;
     memset(j, 0, sizeof *j);
@@ -194,6 +192,19 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         gr->checker_prog = (q_prog){ .argv = g->checker_argv, .argc = count(g->checker_argv),
                                      .files = g->nchecker_files ? g->checker_files : NULL,
                                      .nfiles = g->nchecker_files };
+    if (c->has_interactor) {
+        g->inter_files = calloc(c->ninter_files + 1, sizeof *g->inter_files);
+        if (!g->inter_files)
+            return fail(err, errlen, "files", "out of memory");
+        for (size_t i = 0; i < c->ninter_files; i++)
+            g->inter_files[i] = (q_file){ (char *)c->inter_files[i].name, c->inter_files[i].data,
+                                          c->inter_files[i].len };
+        j->has_interactor = true;
+        j->interactor = (q_prog){ .argv = (char **)c->inter_argv, .argc = count(c->inter_argv),
+                                  .files = c->ninter_files ? g->inter_files : NULL, .nfiles = c->ninter_files,
+                                  .limits_present = j->prog.limits_present };
+        memcpy(j->interactor.limits, j->prog.limits, sizeof j->interactor.limits);
+    }
     j->grade = gr;
     return 0;
 }
@@ -206,5 +217,6 @@ void wk_cli_grade_free(wk_cli_grade *g)
         free(g->checker_bufs[i]);
     free(g->source);
     free(g->files);
+    free(g->inter_files);
     memset(g, 0, sizeof *g);
 }

@@ -38,6 +38,7 @@ typedef struct wk_cli_grade {
     size_t ntests;
     q_grade grade;
     q_file *files;
+    q_file *inter_files;
 } wk_cli_grade;
 
 /* Tries argv[*i] as a grading option (consuming its value): 1 when it was

@@ -83,8 +83,6 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
     const wk_lang *lang = NULL;
     memset(p, 0, sizeof *p);
     memset(st, 0, sizeof *st);
-    if (j->has_interactor)
-        return snprintf(err, errlen, "interactor: not supported with tests"), -1;
     if (g->language) {
         lang = langs ? wk_lang_find(langs, g->language) : NULL;
         if (!lang)
@@ -116,6 +114,14 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
         if (positive(&p->compile_limits, "compile.", err, errlen) < 0)
             return -1;
     }
+    if (j->has_interactor) {
+        if (g->checker != Q_CHECK_LINES)
+            return snprintf(err, errlen, "checker: not used with an interactor (it judges each test)"), -1;
+        sbx_file input = { "input", NULL, 0, false };
+        if (wk_spec_from_prog(&j->interactor, max, &input, &p->interactor, &st->inter_files, err, errlen) < 0)
+            return -1;
+        p->has_interactor = true;
+    }
     p->g = g;
     p->test_output_max = test_output_max;
     return g->checker == Q_CHECK_PROGRAM ? checker(&g->checker_prog, max, p, st, err, errlen) : 0;
@@ -126,6 +132,7 @@ void wk_plan_store_free(wk_plan_store *st)
     free(st->files);
     free(st->checker_argv);
     free(st->checker_files);
+    free(st->inter_files);
     memset(st, 0, sizeof *st);
 }
 

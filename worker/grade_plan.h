@@ -13,6 +13,7 @@ typedef struct wk_plan_store {
     sbx_file *files;
     const char **checker_argv;
     sbx_file *checker_files;
+    sbx_file *inter_files;
 } wk_plan_store;
 
 /* Plans j (j->grade non-NULL) under the worker's maxima; langs may be NULL

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 #define WK_HIST_BUCKETS 14
-#define WK_GRADE_STATUSES 13 /* the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED */
+#define WK_GRADE_STATUSES 14 /* the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED,
+                              * INTERACTOR_ERROR */
 
 typedef struct wk_hist {
     atomic_ullong count[WK_HIST_BUCKETS + 1]; /* per bucket; the last is +Inf */

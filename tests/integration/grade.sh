@@ -6,6 +6,7 @@
 set -u
 . "$(dirname "$0")/common.inc"
 S=$(dirname "$0")/grade
+P=${GRADEQ_PROGS:-build/progs}
 G="timeout 120 $B/gradeq"
 LANGS="--languages deploy/languages"
 
@@ -55,7 +56,7 @@ grade_json py_ce --tests "$T/ten" $LANGS --language python3 --source "$T/bad.py"
 check "Python preset: a syntax error is a compile error" 'is py_ce "d[\"status\"]" COMPILE_ERROR'
 
 # --- one TIME_LIMIT ------------------------------------------------------------
-grade_json c_tle --cpu-ms 300 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
+grade_json c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
 check "TIME_LIMIT on test 7 only" 'is c_tle "d[\"status\"],d[\"passed\"],d[\"tests\"][6][\"status\"],d[\"tests\"][7][\"status\"]" "TIME_LIMIT 9 TIME_LIMIT OK"'
 
 # --- the built-in checkers, on answers that differ only as each forgives ---
@@ -83,6 +84,17 @@ check "custom checker accepts, with its message" 'is cust "d[\"tests\"][0][\"sta
 check "custom checker rejects: WRONG_ANSWER, first line of its stderr" 'is cust "d[\"tests\"][1][\"status\"]+\"|\"+d[\"tests\"][1][\"checker_message\"]" "WRONG_ANSWER|wrong answer: expected 5, found 4"'
 check "custom checker crashes: CHECKER_ERROR, not the program's" 'is cust "d[\"tests\"][2][\"status\"],d[\"status\"]" "CHECKER_ERROR WRONG_ANSWER"'
 
+# --- an interactor with tests: each test's stdin is its file `input` ------
+mkdir -p "$T/guess"
+for i in 1 2 3; do seq $((i * 1000)) 37 $((i * 1000 + 19 * 37)) > "$T/guess/$i.in"; : > "$T/guess/$i.out"; done
+grade_json inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
+check "interactor on 3 tests: all OK" 'is inter_ok "d[\"status\"],d[\"passed\"]" "OK 3"'
+grade_json inter_wa --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong
+check "interactor says no: WRONG_ANSWER with its message" 'is inter_wa "d[\"status\"],d[\"tests\"][0][\"checker_message\"] is not None" "WRONG_ANSWER True"'
+grade_json inter_crash --tests "$T/guess" --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right
+check "interactor crashes: INTERACTOR_ERROR" 'is inter_crash "d[\"tests\"][0][\"status\"]" INTERACTOR_ERROR'
+check "--checker with --interactor: exit 2" '! $G grade --tests "$T/guess" --checker exact --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1'
+
 # --- hostile compile steps, contained --------------------------------------
 grade_json zero --tests "$T/ten" --file main.c="$S/zero.c" --compile 'gcc -o main main.c' -- ./main
 check "#include \"/dev/zero\": COMPILE_ERROR under a limit" 'is zero "d[\"status\"],d[\"compile\"][\"status\"] in (\"MEMORY_LIMIT\",\"TIME_LIMIT\",\"OUTPUT_LIMIT\",\"WALL_TIME_LIMIT\",\"RUNTIME_ERROR\")" "COMPILE_ERROR True"'
@@ -105,6 +117,7 @@ check "a preset whose compiler is missing is marked so" '$B/gradeq languages --l
 start_redis || exit 1
 port=$(( 20000 + $$ % 20000 ))
 start_worker gw --threads 2 --languages deploy/languages --metrics-addr "$port" --claim-idle-ms 1000
+GW=$LAST_WORKER
 submit_json() {
     name=$1; shift
     timeout 120 "$B/gradeq" submit --wait 100 --json "$@" > "$T/$name.json" 2> "$T/$name.err"; echo $? > "$T/$name.rc"
@@ -124,7 +137,7 @@ submit_json q_c_wa --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DWR
 check "worker: WA on test 3" 'same_verdicts c_wa q_c_wa'
 submit_json q_c_ce --tests "$T/ten" --file main.c="$S/broken.c" --compile 'gcc -o main main.c' -- ./main
 check "worker: compile error with its message" 'same_verdicts c_ce q_c_ce && is q_c_ce "b\"undeclared\" in base64.b64decode(d[\"compile\"][\"stderr\"])" True'
-submit_json q_c_tle --cpu-ms 300 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
+submit_json q_c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
 check "worker: one TIME_LIMIT" 'same_verdicts c_tle q_c_tle'
 submit_json q_cust --tests "$T/cust" --file main.c="$S/sum.c" --compile 'gcc -o main main.c' --checker "$T/check" -- ./main
 check "worker: custom checker OK / WA with message / CHECKER_ERROR" 'same_verdicts cust q_cust && is q_cust "d[\"tests\"][1][\"checker_message\"]" "wrong answer: expected 5, found 4"'
@@ -134,6 +147,8 @@ for c in exact tokens float:1e-6; do
     timeout 60 "$B/gradeq" submit --wait 50 --json --tests "$T/flt" --checker $c -- cat > "$T/q_flt.json" 2>/dev/null
     printf '%s ' "$(field q_flt 'd["status"]')" >> "$T/q_flt.all"
 done
+submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
+check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
 submit_json q_nolang --tests "$T/ten" --language cobol --source "$S/sum.c"
 check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"cobol\" is not a language of this worker"'
@@ -174,4 +189,19 @@ check "1000 tests: each output cut to 4 KiB, flagged" 'is q_k "max(len(base64.b6
 
 # Metrics count grading jobs and tests by status.
 check "metrics: grading jobs and tests by status" 'curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" | grep -q "^gradeq_grading_tests_total{status=\"SKIPPED\"} [1-9]" && curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" | grep -q "^gradeq_grading_jobs_total{status=\"COMPILE_ERROR\"} [1-9]"'
+
+# --- a long grading: the heartbeat keeps it, the drain stops it -------------
+mkdir -p "$T/slow" "$T/forever"
+for i in $(seq 1 8); do : > "$T/slow/$i.in"; : > "$T/slow/$i.out"; done
+for i in $(seq 1 1000); do : > "$T/forever/$i.in"; : > "$T/forever/$i.out"; done
+start_worker gw2 --threads 1 --claim-idle-ms 1000
+GW2=$LAST_WORKER
+timeout 60 "$B/gradeq" submit --id long1 --wait 50 --json --tests "$T/slow" -- /bin/sleep 0.6 > "$T/long1.json" 2>/dev/null
+check "8 tests of 0.6 s, two workers claiming after 1 s idle: graded once, attempt 1" 'is long1 "d[\"passed\"],d[\"attempt\"]" "8 1"'
+kill -TERM $GW2; wait $GW2
+"$B/gradeq" submit --id drain1 --tests "$T/forever" -- /bin/sleep 1 >/dev/null
+wait_pending gw/ 10
+t0=$(date +%s); kill -TERM $GW; wait $GW; t1=$(date +%s)
+check "drain stops a 1000-test grading between two tests" '[ $((t1 - t0)) -le 10 ] && grep -q "grading stopped by the drain" "$T/gw.log"'
+check "... and leaves it pending for another worker, unpublished" 'rcli xpending gradeq:jobs workers - + 10 | grep -q "^gw/" && [ "$(rcli exists gradeq:result:drain1)" = 0 ]'
 exit $FAIL
