@@ -168,6 +168,10 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         return fail(err, errlen, "--source", "needs --language");
     if (!g->language && !c->argv[0])
         return fail(err, errlen, "PROGRAM", "missing (use -- PROGRAM ARGS, or --language)");
+    if (c->spec.stdin_data)
+        return fail(err, errlen, "--stdin", "not with --tests (each test gives its stdin)");
+    if (c->transcript_bytes)
+        return fail(err, errlen, "--transcript", "not kept when grading");
     if (wk_testdir_load(g->tests_dir, &g->tests, &g->ntests, err, errlen) < 0)
         return -1;
     memset(j, 0, sizeof *j);

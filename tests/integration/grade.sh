@@ -108,6 +108,7 @@ check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --l
 check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
 check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cobol --source "$S/sum.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
+check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
 check "gradeq languages: one a line, name first" '$B/gradeq languages $LANGS | cut -f1 | tr "\n" " " | grep -qx "c cpp python3 "'
 printf '[odd]\nsource = a.x\ncompile = no-such-compiler-xyz a.x\nrun = ./a\n' > "$T/langs"
