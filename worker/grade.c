@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "worker/checker.h"
+#include "worker/compile_cache.h"
 #include "worker/grade.h"
 #include "worker/interact.h"
 #include "worker/metrics.h"
@@ -115,10 +116,15 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     *collected = (sbx_collect){ .max_files = WK_COLLECT_FILES, .max_bytes = WK_COLLECT_BYTES, .max_depth = 16 };
     sbx_spec s = { .argv = p->compile_argv, .env = p->env, .files = p->files, .nfiles = p->nfiles,
                    .limits = p->compile_limits, .collect = collected };
+    out->res.has_compile = true;
+    if (wk_cc_get(p->cache, &s, collected, &out->res.compile)) {
+        out->compile_out_ = (char *)out->res.compile.stdout_buf;
+        out->compile_err_ = (char *)out->res.compile.stderr_buf;
+        return 0;
+    }
     sbx_result r;
     sbx_run(box, &s, &r);
     int rc = 0;
-    out->res.has_compile = true;
     if (r.status == SBX_SANDBOX_ERROR) {
         fail(out, "compile", r.error);
         rc = -1;
@@ -137,6 +143,8 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     sbx_result_free(&r);
     if (rc != 0)
         sbx_collect_free(collected);
+    else
+        wk_cc_put(p->cache, &s, collected, &out->res.compile);
     return rc;
 }
 

@@ -40,6 +40,7 @@ typedef struct wk_grade_plan {
     sbx_spec interactor;          /* argv, limits, files whose last is the
                                    * slot of `input` (the test's stdin) */
     size_t test_output_max;       /* per test, stdout and stderr each */
+    struct wk_compile_cache *cache; /* NULL: always compile */
     /* Called after each test (progress, per-test lines); may be NULL. */
     void (*on_test)(void *ctx, size_t i, const q_graded *t);
     void *ctx;

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 
+#include "worker/compile_cache.h"
 #include "worker/convert.h"
 #include "worker/grade_plan.h"
 #include "worker/log.h"
@@ -17,6 +18,9 @@ int wk_grade_setup(wk_worker *w, char *err, size_t errlen)
 {
     const char *path = w->cfg.languages[0] ? w->cfg.languages : NULL;
     char why[512];
+    w->cache = wk_cc_new(w->cfg.compile_cache);
+    if (!w->cache)
+        return snprintf(err, errlen, "compile cache: out of memory"), -1;
     if (wk_langs_load(path, &w->langs, why, sizeof why) < 0) {
         if (path)
             return snprintf(err, errlen, "languages: %s", why), -1;
@@ -58,6 +62,7 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
         return;
     }
     plan.stop = &w->stop;
+    plan.cache = w->cache;
     wk_slot_begin(s, e);
     wk_graded out;
     wk_grade_rc rc = wk_grade(w->host, s->box, &s->ibox, &plan, &out);

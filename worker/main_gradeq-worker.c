@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "worker/compile_cache.h"
 #include "worker/config.h"
 #include "worker/log.h"
 #include "worker/worker.h"
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
     wk_pool_join(&w);
     sbx_host_close(w.host);
     wk_langs_free(&w.langs);
+    wk_cc_free(w.cache);
     wk_log(WK_LOG_INFO, "worker %s stopped after %llu jobs", w.cfg.name, (unsigned long long)atomic_load(&w.done));
     return atomic_load(&w.hard) ? 1 : 0;
 }

@@ -55,6 +55,7 @@ struct wk_worker {
     pthread_mutex_t hb_mu;
     pthread_cond_t hb_cv;
     wk_langs langs;                /* grading presets (grade_job.c) */
+    struct wk_compile_cache *cache; /* grading: compile artifacts, shared */
 };
 
 #define WK_INTERACTOR_VERDICT 14 /* WRONG_ANSWER, INTERACTOR_ERROR */

@@ -5,9 +5,12 @@
  *      included) against one compile plus 100 bare vfork+exec+wait runs of
  *      the same binary; the per-test cost is (grade of 100 - grade of 1) /
  *      99, so the CLI's start-up and the compile cancel out (target: within
- *      1.5x of the bare run)
+ *      1.5x of the bare run); beside it, one sbx_run of the binary from the
+ *      library (the sandbox's own cost, which a test cannot go below)
  *   2. tests/s of grading jobs (100 tests each) through one gradeq-worker
- *      with 2 threads, beside single-run jobs of /bin/true through it
+ *      with 2 threads, beside single-run jobs of /bin/true through it: jobs
+ *      of distinct sources (each compiled), then the same jobs again (a
+ *      rejudge: the compile cache has them)
  *
  * Rounds alternate the variants, so machine noise hits both; medians are
  * shown. Usage: bench_grade [ROUNDS] (default 5).
@@ -23,6 +26,7 @@
 
 #include "queue/grade.h"
 #include "queue/job.h"
+#include "sandbox/sandbox.h"
 #include "tests/lib/bench_common.h"
 #include "tests/lib/bench_gworker.h"
 #include "tests/lib/bench_redis.h"
@@ -104,6 +108,23 @@ static double grade(const char *tests)
     return spawn_wait(argv, NULL, false);
 }
 
+/* One sbx_run of bin (placed in /box) with stdin, in a box kept open. */
+static double library_run(sbx_box *box, const char *bin, size_t len, const char *in)
+{
+    static const char *argv[] = { "./main", NULL };
+    sbx_file f = { "main", bin, len, true };
+    sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1, .stdin_data = in, .stdin_len = strlen(in) };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    double t0 = bw_now_us();
+    sbx_run(box, &s, &r);
+    double t = bw_now_us() - t0;
+    if (r.status != SBX_OK)
+        bw_die("library run: %s %s", sbx_status_name(r.status), r.error);
+    sbx_result_free(&r);
+    return t;
+}
+
 static void part1(int rounds)
 {
     char src[300], out[300], in[300];
@@ -111,9 +132,26 @@ static void part1(int rounds)
     snprintf(out, sizeof out, "%s/main", dir);
     snprintf(in, sizeof in, "%s/t100/1.in", dir);
     char *cc[] = { "gcc", "-O2", "-o", out, src, NULL }, *run[] = { out, NULL };
-    double compile[64], bare[64], g100[64], g1[64];
+    double compile[64], bare[64], lib[64], g100[64], g1[64];
+    char err[SBX_ERR_LEN];
+    sbx_host *host;
+    sbx_box *box;
+    if (sbx_host_open(&host, NULL, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0)
+        bw_die("sandbox: %s", err);
     for (int r = 0; r < rounds; r++) {
         compile[r] = spawn_wait(cc, NULL, false);
+        char *bin;
+        size_t len;
+        FILE *fb = fopen(out, "rb");
+        static char binbuf[1 << 20];
+        if (!fb || (len = fread(binbuf, 1, sizeof binbuf, fb)) == 0)
+            bw_die("reading %s", out);
+        fclose(fb);
+        bin = binbuf;
+        double tl = 0;
+        for (int i = 0; i < NTESTS; i++)
+            tl += library_run(box, bin, len, "1 1\n");
+        lib[r] = tl / NTESTS;
         double t0 = bw_now_us();
         for (int i = 0; i < NTESTS; i++)
             spawn_wait(run, in, true);
@@ -121,7 +159,10 @@ static void part1(int rounds)
         g100[r] = grade("t100");
         g1[r] = grade("t1");
     }
+    sbx_box_close(box);
+    sbx_host_close(host);
     double c = median(compile, rounds), b = median(bare, rounds), a = median(g100, rounds), o = median(g1, rounds);
+    double l = median(lib, rounds);
     double per = (a - o) / (NTESTS - 1);
     printf("1. gradeq grade, %d tests of a trivial C program (medians of %d rounds)\n", NTESTS, rounds);
     printf("   %-44s %10.1f ms\n", "baseline: gcc once", c / 1e3);
@@ -129,14 +170,19 @@ static void part1(int rounds)
     printf("   %-44s %10.1f ms\n", "baseline: compile + 100 bare runs", (c + NTESTS * b) / 1e3);
     printf("   %-44s %10.1f ms\n", "gradeq grade, 100 tests (compile included)", a / 1e3);
     printf("   %-44s %10.1f ms\n", "gradeq grade, 1 test (start-up + compile)", o / 1e3);
-    printf("   %-44s %10.1f us   %.2fx the bare run (target 1.5x)\n", "gradeq grade, per test", per, per / b);
+    printf("   %-44s %10.1f us   %.2fx the bare run\n", "the sandbox alone: sbx_run of it, per run", l, l / b);
+    printf("   %-44s %10.1f us   %.2fx the bare run (target 1.5x), %.2fx sbx_run\n", "gradeq grade, per test", per,
+           per / b, per / l);
     printf("   %-44s %10.1f ms   (paid once per submission)\n", "start-up + compile", (o - per) / 1e3);
 }
 
-static void grading_job(msgpack_sbuffer *sb, const char *id, q_test *tests)
+/* Job k's source differs from the others by a comment. */
+static void grading_job(msgpack_sbuffer *sb, const char *id, q_test *tests, int k)
 {
     static char *argv[] = { "./main", NULL }, *cc[] = { "gcc", "-O2", "-o", "main", "main.c", NULL };
-    static q_file files[] = { { "main.c", source, sizeof source - 1 } };
+    char src[sizeof source + 32];
+    snprintf(src, sizeof src, "%s/* %d */\n", source, k);
+    q_file files[] = { { "main.c", src, strlen(src) } };
     q_grade g = { .tests = tests, .ntests = NTESTS, .has_compile = true, .compile = { .argv = cc, .argc = 5 } };
     q_job j = { .prog = { .argv = argv, .argc = 1, .files = files, .nfiles = 1 }, .grade = &g, .has_id = true };
     snprintf(j.id, sizeof j.id, "%s", id);
@@ -157,6 +203,21 @@ static double wait_results(bw_follower *f, long n, double t0)
         got += k;
     }
     return bw_now_us() - t0;
+}
+
+/* NJOBS grading jobs TAG-0.., queued at once; the time until all results. */
+static double run_jobs(redisContext *c, bw_follower *f, const char *prefix, const char *tag, q_test *tests)
+{
+    double t0 = bw_now_us();
+    for (int k = 0; k < NJOBS; k++) {
+        char id[32];
+        msgpack_sbuffer sb;
+        snprintf(id, sizeof id, "%s-%d", tag, k);
+        grading_job(&sb, id, tests, k);
+        bw_rdo(c, "XADD %s:jobs * job %b", prefix, sb.data, sb.size);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    return wait_results(f, NJOBS, t0);
 }
 
 static void part2(void)
@@ -182,23 +243,17 @@ static void part2(void)
     double t0 = bw_now_us();
     bw_prefill(c, prefix, "single", 0, singles, bw_true_argv, 0);
     double single_us = wait_results(&f, singles, t0);
-    t0 = bw_now_us();
-    for (int k = 0; k < NJOBS; k++) {
-        char id[32];
-        msgpack_sbuffer sb;
-        snprintf(id, sizeof id, "grade-%d", k);
-        grading_job(&sb, id, tests);
-        bw_rdo(c, "XADD %s:jobs * job %b", prefix, sb.data, sb.size);
-        msgpack_sbuffer_destroy(&sb);
-    }
-    double grade_us = wait_results(&f, NJOBS, t0);
+    double grade_us = run_jobs(c, &f, prefix, "grade", tests);
+    double rejudge_us = run_jobs(c, &f, prefix, "rejudge", tests);
     long ok = bw_stat_get(c, prefix, "OK");
     printf("2. one gradeq-worker, 2 threads\n");
     printf("   %-44s %10.0f runs/s\n", "baseline: single-run jobs of /bin/true", singles / (single_us / 1e6));
-    printf("   %-44s %10.0f tests/s  (%d jobs of %d tests, compile each)\n", "grading jobs", NJOBS * NTESTS / (grade_us / 1e6),
-           NJOBS, NTESTS);
-    if (ok < singles + 1 + NJOBS)
-        bw_die("only %ld results OK of %ld", ok, singles + 1 + NJOBS);
+    printf("   %-44s %10.0f tests/s  %6.1f ms a job (%d jobs of %d tests)\n", "grading jobs, each compiled",
+           NJOBS * NTESTS / (grade_us / 1e6), grade_us / 1e3 / NJOBS, NJOBS, NTESTS);
+    printf("   %-44s %10.0f tests/s  %6.1f ms a job (compile cache hits)\n", "the same jobs again (rejudge)",
+           NJOBS * NTESTS / (rejudge_us / 1e6), rejudge_us / 1e3 / NJOBS);
+    if (ok < singles + 1 + 2 * NJOBS)
+        bw_die("only %ld results OK of %ld", ok, singles + 1 + 2 * NJOBS);
     bw_worker_stop(c, "bgrade");
     redisFree(c);
     redisFree(fc);

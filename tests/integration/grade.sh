@@ -130,6 +130,8 @@ same_verdicts() { # the worker's statuses equal the local ones
 }
 submit_json q_c_ok --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -O2 -o main main.c' -- ./main
 check "worker: C all OK, as locally" 'same_verdicts c_ok q_c_ok'
+submit_json q_c_ok2 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -O2 -o main main.c' -- ./main
+check "worker: a rejudge of the same source, from the compile cache, same verdicts" 'same_verdicts c_ok q_c_ok2 && curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" | grep -q "^gradeq_compile_cache_total{result=\"hit\"} [1-9]"'
 submit_json q_cpp_ok --tests "$T/ten" --language cpp --source "$S/sum.cpp"
 check "worker: C++ preset" 'same_verdicts cpp_ok q_cpp_ok'
 submit_json q_py_stop --tests "$T/ten" --language python3 --source "$S/wrong3.py" --stop-on-failure
