@@ -146,6 +146,8 @@ submit_json q_cust --tests "$T/cust" --file main.c="$S/sum.c" --compile 'gcc -o 
 check "worker: custom checker OK / WA with message / CHECKER_ERROR" 'same_verdicts cust q_cust && is q_cust "d[\"tests\"][1][\"checker_message\"]" "wrong answer: expected 5, found 4"'
 submit_json q_zero --tests "$T/ten" --file main.c="$S/zero.c" --compile 'gcc -o main main.c' -- ./main
 check "worker: #include \"/dev/zero\" contained" 'is q_zero "d[\"status\"]" COMPILE_ERROR'
+submit_json q_huge --tests "$T/ten" --file main.c="$S/huge.c" --compile 'gcc -o main main.c' -- ./main
+check "worker: 16 GiB through the assembler and linker contained" 'is q_huge "d[\"status\"]" COMPILE_ERROR'
 for c in exact tokens float:1e-6; do
     timeout 60 "$B/gradeq" submit --wait 50 --json --tests "$T/flt" --checker $c -- cat > "$T/q_flt.json" 2>/dev/null
     printf '%s ' "$(field q_flt 'd["status"]')" >> "$T/q_flt.all"
