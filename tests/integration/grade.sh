@@ -95,6 +95,16 @@ grade_json inter_crash --tests "$T/guess" --interactor "$P/guess_interactor cras
 check "interactor crashes: INTERACTOR_ERROR" 'is inter_crash "d[\"tests\"][0][\"status\"]" INTERACTOR_ERROR'
 check "--checker with --interactor: exit 2" '! $G grade --tests "$T/guess" --checker exact --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1'
 
+# --- what the compile step leaves: regular files only, bounded ------------
+mkdir -p "$T/hi"; : > "$T/hi/1.in"; echo hi > "$T/hi/1.out"
+grade_json left --tests "$T/hi" --compile "sh -c 'ln -s /etc/passwd link; mkfifo fifo; mkdir -p a/b; echo hi > a/b/f'" \
+    -- sh -c 'if [ -e link ] || [ -e fifo ]; then echo link or fifo carried; fi; cat a/b/f'
+check "compile's regular files reach the tests (a/b/f), links and fifos do not" 'is left "d[\"status\"]" OK'
+grade_json many --tests "$T/hi" --compile "sh -c 'i=0; while [ \$i -lt 5000 ]; do : > f\$i; i=\$((i+1)); done'" -- cat
+check "a compile step leaving 5000 files: COMPILE_ERROR, said why" 'is many "d[\"status\"],d[\"error\"][:46]" "COMPILE_ERROR compile left too much in /box: more files than"'
+grade_json deep --tests "$T/hi" --compile "sh -c 'mkdir -p \$(seq -s / 1 20)'" -- cat
+check "a compile step nesting 20 directories: COMPILE_ERROR" 'is deep "d[\"status\"],d[\"compile\"][\"status\"]" "COMPILE_ERROR OUTPUT_LIMIT"'
+
 # --- hostile compile steps, contained --------------------------------------
 grade_json zero --tests "$T/ten" --file main.c="$S/zero.c" --compile 'gcc -o main main.c' -- ./main
 check "#include \"/dev/zero\": COMPILE_ERROR under a limit" 'is zero "d[\"status\"],d[\"compile\"][\"status\"] in (\"MEMORY_LIMIT\",\"TIME_LIMIT\",\"OUTPUT_LIMIT\",\"WALL_TIME_LIMIT\",\"RUNTIME_ERROR\")" "COMPILE_ERROR True"'
