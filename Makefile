@@ -47,7 +47,7 @@ UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all check test test-san fuzz bench demo deps clean install
+.PHONY: all check test test-san fuzz bench demo deps clean install install-lib
 all: $(BINS) $(PROGS)
 
 $(B)/obj/%.o: %.c
@@ -140,4 +140,44 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
 	install -D -m 0644 deploy/languages $(DESTDIR)$(PREFIX)/share/gradeq/languages
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+# build/libgradeq.so: the sandbox library for other languages (clients/python
+# loads it with ctypes). Its own -fPIC objects, never sanitized (it is loaded
+# into interpreters that do not carry the sanitizer runtimes); the exports
+# are exactly the functions sandbox.h declares, listed by a version script
+# generated from the header.
+SO_MAJOR := 1
+SO_NAME  := libgradeq.so.$(SO_MAJOR)
+SO_FILE  := $(SO_NAME).0.0
+LIBSO    := $(B)/libgradeq.so
+SO_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -I. $(PKG_CFLAGS) $(CFLAGS)
+all: $(LIBSO)
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SO_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libgradeq.map: sandbox/sandbox.h
+	@mkdir -p $(dir $@)
+	{ echo 'GRADEQ_$(SO_MAJOR) { global:'; \
+	  grep -o '\bsbx_[a-z_]*(' $< | tr -d '(' | sort -u | sed 's/$$/;/'; \
+	  echo 'local: *; };'; } > $@
+
+$(B)/$(SO_FILE): $(patsubst %.c,$(B)/pic/%.o,$(SBX_SRC)) $(B)/libgradeq.map
+	$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=$(B)/libgradeq.map -Wl,-z,defs \
+	    $(filter %.o,$^) -o $@ -lseccomp -lpthread
+
+$(LIBSO): $(B)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(B)/$(SO_NAME)
+	ln -sf $(SO_FILE) $@
+
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
+install: install-lib
+install-lib: $(LIBSO)
+	install -D -m 0644 $(B)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/libgradeq.so
+	install -D -m 0644 sandbox/sandbox.h $(DESTDIR)$(INCDIR)/gradeq/sandbox.h
+	[ -n "$(DESTDIR)" ] || ! command -v ldconfig >/dev/null || ldconfig
+
+-include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)

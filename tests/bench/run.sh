@@ -7,6 +7,8 @@
 #   BENCH_GRADE_ROUNDS   rounds of bench_grade (default 5)
 #   BENCH_WORKER_ARGS    options of bench_worker (default: none; see
 #                        bench_worker -h, e.g. "-n 2000 -L 60")
+#   BENCH_CLIENTS_ARGS   options of bench_clients.py (default: none; see
+#                        bench_clients.py -h, e.g. "-j 2000")
 #
 # Benchmarks need root (full isolation). Their scratch files (the private
 # redis-server, worker logs) live in one temporary directory removed at exit,
@@ -41,6 +43,17 @@ run bench_interact 120 "${BENCH_INTERACT_N:-50000}"
 run bench_grade 240 "${BENCH_GRADE_ROUNDS:-5}"
 # shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
 run bench_worker 240 ${BENCH_WORKER_ARGS:-}
+
+# The Python package (clients/python) against its baselines; Debian's
+# python3 has the redis and msgpack modules.
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+echo "=== bench_clients.py ${BENCH_CLIENTS_ARGS:-}"
+start=$(date +%s)
+# shellcheck disable=SC2086 # BENCH_CLIENTS_ARGS is a list of options
+timeout --kill-after=10 400 "$PY" tests/bench/bench_clients.py ${BENCH_CLIENTS_ARGS:-}
+rc=$?
+[ $rc -ne 0 ] && failed="$failed bench_clients"
+echo "=== bench_clients.py: exit $rc in $(( $(date +%s) - start )) s"
 
 if [ -n "$failed" ]; then
     echo "bench failed:$failed"

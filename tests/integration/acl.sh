@@ -40,10 +40,27 @@ W1=$LAST_WORKER
 admin acl log reset >/dev/null
 out=$(GRADEQ_REDIS=$URL_C "$B/gradeq" submit --wait 20 -- /bin/echo hi 2>&1)
 check "submit as gradeq-client, run as gradeq-worker" 'echo "$out" | grep -qx hi && echo "$out" | grep -q "gradeq: OK"'
+# What the Python and Node clients use: results read in place, the results stream followed.
+check "client: reads results in place and follows the results stream" \
+    'client lindex gradeq:result:none 0 | grep -qv NOPERM && client blmove gradeq:result:none gradeq:result:none 0.01 LEFT LEFT | grep -qv NOPERM &&
+     client xrevrange gradeq:results + - count 1 | grep -q result && client xread count 1 streams gradeq:results 0 | grep -q result'
 check "worker registered (heartbeat HSET + EXPIRE)" '[ "$(admin exists gradeq:worker:acl1)" = 1 ] && [ "$(admin ttl gradeq:worker:acl1)" -gt 0 ]'
 stats=$(GRADEQ_REDIS=$URL_M "$B/gradeq" stats 2>&1)
 check "gradeq stats as gradeq-monitor" 'echo "$stats" | grep -q "OK=1" && echo "$stats" | grep -q "1 live worker"'
 check "gradeq stats --json as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" stats --json | grep -q "\"dead\":0"'
+
+check "the Python clients as gradeq-client (run, result, follow; asyncio)" \
+    'PYTHONPATH=clients/python /usr/bin/python3 -c "
+import asyncio, sys, gradeq, gradeq.aio
+c = gradeq.Client(sys.argv[1])
+r = c.run({\"argv\": [\"echo\", \"py\"]}, 20)
+assert r.ok and r.stdout == b\"py\n\" and c.result(r.id, 0).ok, r
+assert next(iter(c.follow(\"0-0\")))[1].status
+async def main():
+    async with gradeq.aio.Client(sys.argv[1]) as a:
+        assert (await a.run({\"argv\": [\"true\"]}, 20)).ok
+asyncio.run(main())
+" "$URL_C"'
 
 # Dead letter (no readable id) and a bad job answered BAD_JOB: both scripts.
 admin xadd gradeq:jobs '*' job 'not msgpack' >/dev/null

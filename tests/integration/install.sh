@@ -15,11 +15,12 @@ layout="usr/bin/gradeq usr/sbin/gradeq-worker usr/share/man/man1/gradeq.1 usr/sh
 usr/lib/systemd/system/gradeq-worker.service usr/lib/systemd/system/gradeq-worker@.service
 usr/share/doc/gradeq/gradeq-worker.env usr/share/doc/gradeq/operations.md usr/share/doc/gradeq/protocol.md
 usr/share/doc/gradeq/redis/redis.conf usr/share/doc/gradeq/redis/users.acl usr/share/doc/gradeq/redis/acl-passwords.sh
-usr/share/gradeq/languages"
+usr/lib/libgradeq.so.1.0.0 usr/include/gradeq/sandbox.h usr/share/gradeq/languages"
 check "every file in place" '(for f in $layout; do [ -f "$D/$f" ] || { echo "  missing $f"; exit 1; }; done)'
 check "nothing else installed (nothing in /etc)" '[ "$(cd "$D" && find . -type f | sed "s|^\./||" | sort)" = "$(echo $layout | tr " " "\n" | sort)" ]'
 check "modes: programs 0755, the rest 0644" '[ "$(stat -c %a "$D/usr/bin/gradeq" "$D/usr/sbin/gradeq-worker" "$D/usr/share/doc/gradeq/redis/acl-passwords.sh" | sort -u)" = 755 ] &&
     [ "$(cd "$D" && find . -type f ! -name gradeq ! -name gradeq-worker ! -name "*.sh" -exec stat -c %a {} + | sort -u)" = 644 ]'
+check "libgradeq.so and its soname link to the library" '[ "$(readlink "$D/usr/lib/libgradeq.so")" = libgradeq.so.1.0.0 ] && [ "$(readlink "$D/usr/lib/libgradeq.so.1")" = libgradeq.so.1.0.0 ]'
 check "installed commands run" '"$D/usr/bin/gradeq" --help >/dev/null && "$D/usr/sbin/gradeq-worker" --help >/dev/null'
 check "units start the installed worker" '[ "$(grep -h ^ExecStart= "$D"/usr/lib/systemd/system/*.service | sort -u)" = "ExecStart=/usr/sbin/gradeq-worker" ]'
 check "template differs only in name and env file" '[ "$(diff deploy/systemd/gradeq-worker.service deploy/systemd/gradeq-worker@.service | grep "^[<>] [^#]" | sort)" = "$(printf "%s\n" "< Description=gradeq grading worker" "< EnvironmentFile=/etc/gradeq/worker.env" "> Description=gradeq grading worker (%i)" "> EnvironmentFile=/etc/gradeq/%i.env" | sort)" ]'

@@ -1,0 +1,246 @@
+"""gradeq.run and gradeq.run_program against libgradeq.so, for real."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import pytest
+
+import gradeq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GUESS = os.path.join(HERE, "guess.py")
+
+
+def test_exit_code_and_both_streams():
+    r = gradeq.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+    assert (r.status, r.exit_code, r.signal) == ("RUNTIME_ERROR", 3, None)
+    assert (r.stdout, r.stderr) == (b"out\n", b"err\n")
+    assert not r.ok and r.wall_us > 0
+
+
+def test_ok_and_string_stdin():
+    r = gradeq.run(["cat"], stdin="héllo\0bin")
+    assert r.ok and r.exit_code == 0
+    assert r.stdout == "héllo\0bin".encode()
+
+
+def test_full_isolation_as_root():
+    if os.geteuid() != 0:
+        pytest.skip("full isolation needs root")
+    r = gradeq.run(["true"], require_isolation=True)
+    assert r.ok and "seccomp" in r.isolation and "pid_ns" in r.isolation
+
+
+def test_files_env_and_sizes():
+    r = gradeq.run(["sh", "-c", 'cat data/in.txt; echo "$GREETING"'], files={"data/in.txt": b"file\n"},
+                   env={"PATH": "/bin:/usr/bin", "GREETING": "hi there"}, memory=64 << 20, stdout_max="4K")
+    assert r.ok and r.stdout == b"file\nhi there\n"
+
+
+def test_output_cap_kills_the_program():
+    r = gradeq.run(["sh", "-c", "while :; do echo yyyyyyyyyyyyyyyy; done"], stdout_max="1K")
+    assert r.status == "OUTPUT_LIMIT" and r.stdout_truncated and len(r.stdout) == 1024
+
+
+def test_cpu_and_wall_limits():
+    r = gradeq.run(["sh", "-c", "while :; do :; done"], cpu_ms=200, wall_ms=20000)  # a loaded machine still ends on CPU
+    assert r.status == "TIME_LIMIT" and r.cpu_us >= 200_000
+    r = gradeq.run(["sleep", "5"], cpu_ms=100, wall_ms=200)
+    assert r.status == "WALL_TIME_LIMIT" and r.wall_us < 2_000_000
+
+
+def test_memory_limit():
+    r = gradeq.run(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M", cpu_ms=10000)
+    assert r.status == "MEMORY_LIMIT"
+
+
+def test_program_not_found():
+    r = gradeq.run(["no-such-program-here"])
+    assert r.status == "EXEC_ERROR" and r.error
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError):
+        gradeq.run("echo hi")
+    with pytest.raises(ValueError):
+        gradeq.run(["true"], memory="lots")
+    with pytest.raises(TypeError):
+        gradeq.run(["true"], stdin=42)
+    with pytest.raises(ValueError):
+        gradeq.run(["echo", "a\0b"])
+    with pytest.raises(ValueError):
+        gradeq.run(["true"], env={"A=B": "c"})
+
+
+def test_local_program_travels_into_the_box(tmp_path):
+    prog = tmp_path / "hello.sh"
+    prog.write_text("#!/bin/sh\necho \"from $0 in $(pwd)\"\n")
+    prog.chmod(0o755)
+    r = gradeq.run([str(prog)])
+    assert r.ok, r
+    assert r.stdout == b"from ./hello.sh in /box\n"
+
+
+def guessing_game(secret):
+    """The teacher's answer function: a closure over secret and a log."""
+    guesses = []
+    pending = b""
+
+    def answer(stream, data):
+        nonlocal pending
+        if stream != 1:
+            return None
+        pending += data
+        out = b""
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if line.startswith(b"found"):
+                return None
+            guesses.append(int(line))
+            g = guesses[-1]
+            out += b"higher\n" if g < secret else b"lower\n" if g > secret else b"correct\n"
+        return out or None
+    return answer, guesses
+
+
+def test_guessing_game_with_a_closure():
+    answer, guesses = guessing_game(37)
+    r = gradeq.run([GUESS], stdin=answer, cpu_ms=10000)
+    assert r.ok, r
+    assert r.stdout.endswith(b"found 37\n")
+    assert guesses[-1] == 37 and len(guesses) <= 7
+    assert r.stdout.count(b"\n") == len(guesses) + 1
+
+
+def test_stop_ends_the_run():
+    r = gradeq.run(["sh", "-c", "echo ready; sleep 10"], stdin=lambda s, d: gradeq.STOP, wall_ms=5000)
+    assert r.ended_by_callback and r.wall_us < 4_000_000
+
+
+def test_close_gives_the_program_eof():
+    seen = []
+
+    def answer(stream, data):
+        seen.append(data)
+        text = b"".join(seen)
+        if text == b"ready\n":
+            return b"abc\n"
+        return gradeq.CLOSE if text.endswith(b"abc\n") else None
+    r = gradeq.run(["sh", "-c", "echo ready; cat; echo done"], stdin=answer)
+    assert r.ok and r.stdout == b"ready\nabc\ndone\n"
+
+
+def test_exception_in_the_function_ends_the_run_and_reraises():
+    class Boom(Exception):
+        pass
+
+    def answer(stream, data):
+        raise Boom("teacher's bug")
+    with pytest.raises(Boom) as e:
+        gradeq.run(["sh", "-c", "echo ready; sleep 10"], stdin=answer, wall_ms=5000)
+    assert e.value.gradeq_result.status == gradeq.CALLBACK_ERROR
+    assert e.value.gradeq_result.wall_us < 4_000_000
+    assert any("stdin function" in n for n in e.value.__notes__)
+    assert gradeq.run(["true"]).ok  # the box is ready again
+
+
+def test_runs_from_threads_at_once():
+    """Three runs live at once (each in its own box): every callback waits
+    for the other two before answering."""
+    barrier = threading.Barrier(3, timeout=30)
+    out = {}
+
+    def answer(stream, data):
+        barrier.wait()
+        return gradeq.CLOSE
+
+    def one(i):
+        out[i] = gradeq.run(["sh", "-c", f"echo {i}; cat"], stdin=answer, wall_ms=20000)
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert {i: (r.status, r.stdout) for i, r in out.items()} == {i: ("OK", f"{i}\n".encode()) for i in range(3)}
+
+
+def test_after_fork_the_child_opens_its_own_box():
+    assert gradeq.run(["true"]).ok
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(0 if gradeq.run(["echo", "child"]).stdout == b"child\n" else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert gradeq.run(["true"]).ok
+
+
+def test_run_program_codes():
+    assert gradeq.run_program("sh -c 'echo out; echo err >&2; exit 5'") == (5, "out\n", "err\n")
+    assert gradeq.run_program("cat", "typed") == (0, "typed", "")
+    assert gradeq.run_program("no-such-program-here")[0] == gradeq.NOT_FOUND == -1
+    assert gradeq.run_program("sleep 5", timeout=0.2)[0] == gradeq.TIMEOUT == -2
+    assert gradeq.run_program(["python3", "-c", "b = bytearray(400 << 20)"], memory="64M", timeout=10)[0] == gradeq.MEMORY == -3
+    assert gradeq.run_program("yes", stdout_max="1K")[0] == gradeq.OUTPUT_CAP == -4
+    assert gradeq.run_program("sh -c 'kill -9 $$'")[0] == 128 + 9
+
+
+def test_run_program_with_a_text_function():
+    secret, pending = 64, ""
+
+    def answer(stream, text):
+        nonlocal pending
+        pending += text
+        if "\n" not in pending:
+            return None
+        line, pending = pending.split("\n", 1)
+        if line.startswith("found"):
+            return None
+        g = int(line)
+        return "higher\n" if g < secret else "lower\n" if g > secret else "correct\n"
+    ret, out, err = gradeq.run_program([GUESS], answer, timeout=10)
+    assert (ret, out.splitlines()[-1], err) == (0, "found 64", "")
+
+
+DEGRADED = """
+import warnings, gradeq
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    r = gradeq.run(["echo", "degraded"])
+assert r.ok and r.stdout == b"degraded\\n", r
+assert any(issubclass(x.category, gradeq.IsolationWarning) and "did not hold" in str(x.message) for x in w), w
+try:
+    gradeq.run(["true"], require_isolation=True)
+    raise SystemExit("require_isolation ran degraded")
+except gradeq.IsolationError as e:
+    print("refused:", e)
+"""
+
+
+def test_without_root_runs_degraded_and_says_so():
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop to another user")
+    # A copy of the package and the library that the other user can read
+    # wherever this checkout lives.
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        shutil.copytree(os.path.dirname(gradeq.__file__), os.path.join(d, "gradeq"))
+        lib = shutil.copy(os.path.realpath(gradeq._lib.lib()._name), os.path.join(d, "libgradeq.so.1"))
+        env = dict(os.environ, PYTHONPATH=d, HOME=d, GRADEQ_LIB=lib)
+        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
+                            DEGRADED], env=env, capture_output=True, text=True, timeout=120, cwd=d)
+    assert p.returncode == 0, p.stderr
+    assert "refused: gradeq: isolation required but" in p.stdout
+
+
+def test_sizes():
+    assert gradeq.parse_size("64M") == 64 << 20
+    assert gradeq.parse_size("1k") == 1024
+    assert gradeq.parse_size(7) == 7
+    with pytest.raises(ValueError):
+        gradeq.parse_size("-1M")
