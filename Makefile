@@ -112,7 +112,9 @@ clean:
 # make install [PREFIX=/usr/local] [DESTDIR=]: gradeq into bin, gradeq-worker
 # into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR),
 # and as documentation the example environment file, the Redis config and
-# ACL, operations.md. Nothing goes to /etc: configuration is the admin's.
+# ACL, operations.md; the default language presets into share/gradeq (found
+# there beside bin/ and sbin/). Nothing goes to /etc: configuration is the
+# admin's.
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
@@ -136,6 +138,7 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0755 deploy/redis/acl-passwords.sh $(DESTDIR)$(DOCDIR)/redis/acl-passwords.sh
 	install -D -m 0644 docs/operations.md $(DESTDIR)$(DOCDIR)/operations.md
 	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -D -m 0644 deploy/languages $(DESTDIR)$(PREFIX)/share/gradeq/languages
 
 # build/libgradeq.so: the sandbox library for other languages (clients/python
 # loads it with ctypes). Its own -fPIC objects, never sanitized (it is loaded

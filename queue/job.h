@@ -5,7 +5,8 @@
  * alike wherever bytes or text are expected, and unknown keys are ignored.
  *   id                str, required: 1..Q_ID_MAX bytes of [A-Za-z0-9._:-]
  *                     (the rule of job_id.h, shared with stream.h)
- *   argv              array of strings, required, non-empty, no NUL bytes
+ *   argv              array of strings, required (but with a grading
+ *                     language: grade.h), non-empty, no NUL bytes
  *   files             map path -> bytes; a path is relative, at most 255
  *                     bytes, with no empty, "." or ".." component and no NUL
  *   stdin             bytes
@@ -64,7 +65,7 @@ typedef struct q_file {
 
 /* One program to run: the job's own, or its interactor. */
 typedef struct q_prog {
-    char **argv;      /* argc owned strings, then NULL */
+    char **argv;      /* argc owned strings, then NULL; NULL when absent */
     size_t argc;
     q_file *files;    /* NULL when nfiles is 0 */
     size_t nfiles;
@@ -85,6 +86,7 @@ typedef struct q_job {
     bool has_interactor;
     q_prog interactor;
     uint64_t transcript_bytes;
+    struct q_grade *grade;  /* owned; NULL unless the job has tests (grade.h) */
 } q_job;
 
 /* Decodes buf[0..len) into *out, checking every rule above within b (NULL:

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "queue/codec_util.h"
+#include "queue/grade.h"
 #include "queue/job_decode.h"
 #include "queue/job_id.h"
 
@@ -97,7 +98,7 @@ static int limit_index(const char *p, size_t n)
     return -1;
 }
 
-static int decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d)
+int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d)
 {
     char q[Q_QUOTE_LEN];
     const msgpack_object_kv *kv;
@@ -126,12 +127,14 @@ static int decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q
     return 0;
 }
 
-/* v holds the values of job_keys[0..PROG_KEYS). */
-static int decode_prog(const msgpack_object *const *v, const char *pre, q_prog *pg, q_job_dec *d)
+/* v holds the values of job_keys[0..PROG_KEYS); argv may be absent only
+ * when !need_argv (a language preset gives it). */
+static int decode_prog(const msgpack_object *const *v, const char *pre, q_prog *pg, bool need_argv, q_job_dec *d)
 {
-    if (decode_argv(v[K_ARGV], pre, pg, d) < 0 || q_job_decode_files(v[K_FILES], pre, pg, d) < 0)
+    if (((need_argv || v[K_ARGV]) && decode_argv(v[K_ARGV], pre, pg, d) < 0) ||
+        q_job_decode_files(v[K_FILES], pre, pg, d) < 0)
         return -1;
-    return decode_limits(v[K_LIMITS], pre, pg, d);
+    return q_job_decode_limits(v[K_LIMITS], pre, pg, d);
 }
 
 /* NULL when k[0..n) may name an environment variable, else why not. */
@@ -230,20 +233,25 @@ static int decode_env(const msgpack_object *o, q_job *j, q_job_dec *d)
     return check_env_unique(j, d);
 }
 
-static int decode_interactor(const msgpack_object *o, q_job *j, q_job_dec *d)
+int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char *pre, q_prog *pg, q_job_dec *d)
 {
     const msgpack_object *v[PROG_KEYS];
     unsigned dups;
 
-    if (!o)
-        return 0;
     if (o->type != MSGPACK_OBJECT_MAP)
-        return DFAIL(d, "interactor: not a map");
+        return DFAIL(d, "%s: not a map", name);
     dups = q_map_fields(&o->via.map, job_keys, PROG_KEYS, v);
     if (dups)
-        return DFAIL(d, "interactor: duplicate key \"%s\"", job_keys[__builtin_ctz(dups)]);
-    j->has_interactor = true;
-    return decode_prog(v, "interactor.", &j->interactor, d);
+        return DFAIL(d, "%s: duplicate key \"%s\"", name, job_keys[__builtin_ctz(dups)]);
+    return decode_prog(v, pre, pg, true, d);
+}
+
+static int decode_interactor(const msgpack_object *o, q_job *j, q_job_dec *d)
+{
+    if (!o)
+        return 0;
+    j->has_interactor = o->type == MSGPACK_OBJECT_MAP;
+    return q_job_decode_prog_map(o, "interactor", "interactor.", &j->interactor, d);
 }
 
 static int decode_scalars(const msgpack_object *const *v, q_job *j, q_job_dec *d)
@@ -283,7 +291,8 @@ static int decode_root(const msgpack_object *root, q_job *j, q_job_dec *d)
         return -1;
     if (dups)
         return DFAIL(d, "job: duplicate key \"%s\"", job_keys[__builtin_ctz(dups)]);
-    if (decode_prog(v, "", &j->prog, d) < 0 || decode_scalars(v, j, d) < 0 ||
+    if (q_grade_decode(root, j, d) < 0 ||
+        decode_prog(v, "", &j->prog, !(j->grade && j->grade->language), d) < 0 || decode_scalars(v, j, d) < 0 ||
         decode_env(v[K_ENV], j, d) < 0)
         return -1;
     return decode_interactor(v[K_INTERACTOR], j, d);
@@ -336,7 +345,7 @@ int q_job_decode(const void *buf, size_t len, const q_bounds *b, q_job *out,
     return rc;
 }
 
-static void prog_free(q_prog *pg)
+void q_prog_free(q_prog *pg)
 {
     for (size_t i = 0; i < pg->argc; i++)
         free(pg->argv[i]);
@@ -348,8 +357,9 @@ static void prog_free(q_prog *pg)
 
 void q_job_free(q_job *j)
 {
-    prog_free(&j->prog);
-    prog_free(&j->interactor);
+    q_prog_free(&j->prog);
+    q_prog_free(&j->interactor);
+    q_grade_free(j->grade);
     for (size_t i = 0; i < j->nenv; i++)
         free(j->env[i]);
     free(j->env);

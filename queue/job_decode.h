@@ -34,4 +34,20 @@ static inline int q_job_oom(q_job_dec *d, const char *pre, const char *field)
  * releases. (job_files.c) */
 int q_job_decode_files(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d);
 
+/* For the grading fields (grade_decode.c), from job_decode.c: the limits
+ * map of a program; a map {argv, files, limits} checked as the interactor's
+ * (`name` for the messages, "compile" or "checker"); release of a q_prog. */
+int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d);
+int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char *pre, q_prog *pg, q_job_dec *d);
+void q_prog_free(q_prog *pg);
+
+/* From job_encode.c, for grade_encode.c: a program's entries (argv unless
+ * empty, files, limits), their count, and the files and limits maps alone
+ * (each a key and its map). */
+struct q_enc;
+size_t q_job_prog_entries(const q_prog *pg);
+int q_job_put_prog(struct q_enc *e, const q_prog *pg);
+int q_job_put_files(struct q_enc *e, const q_prog *pg);
+int q_job_put_limits(struct q_enc *e, const q_prog *pg);
+
 #endif

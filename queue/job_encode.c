@@ -13,14 +13,16 @@
 
 #include "queue/codec_util.h"
 #include "queue/err.h"
+#include "queue/grade.h"
 #include "queue/job.h"
+#include "queue/job_decode.h"
 
 static int put_bin(q_enc *e, const char *key, const void *p, size_t n)
 {
     return q_enc_cstr(e, key) < 0 ? -1 : q_enc_bin(e, p, n);
 }
 
-static int put_files(q_enc *e, const q_prog *pg)
+int q_job_put_files(q_enc *e, const q_prog *pg)
 {
     if (q_enc_cstr(e, "files") < 0 || q_enc_map(e, pg->nfiles) < 0)
         return -1;
@@ -30,7 +32,7 @@ static int put_files(q_enc *e, const q_prog *pg)
     return 0;
 }
 
-static int put_limits(q_enc *e, const q_prog *pg)
+int q_job_put_limits(q_enc *e, const q_prog *pg)
 {
     size_t n = (size_t)__builtin_popcount(pg->limits_present);
 
@@ -43,19 +45,20 @@ static int put_limits(q_enc *e, const q_prog *pg)
     return 0;
 }
 
-static size_t prog_entries(const q_prog *pg)
+size_t q_job_prog_entries(const q_prog *pg)
 {
-    return 1 + (pg->nfiles > 0) + (pg->limits_present != 0);
+    return (pg->argv != NULL) + (pg->nfiles > 0) + (pg->limits_present != 0);
 }
 
-/* Writes the argv, files and limits entries of pg, not a map header. */
-static int put_prog(q_enc *e, const q_prog *pg)
+/* Writes the argv (unless NULL: a language preset gives it), files and
+ * limits entries of pg, not a map header. */
+int q_job_put_prog(q_enc *e, const q_prog *pg)
 {
-    if (q_enc_strings(e, "argv", (const char *const *)pg->argv, pg->argc) < 0)
+    if (pg->argv && q_enc_strings(e, "argv", (const char *const *)pg->argv, pg->argc) < 0)
         return -1;
-    if (pg->nfiles && put_files(e, pg) < 0)
+    if (pg->nfiles && q_job_put_files(e, pg) < 0)
         return -1;
-    return pg->limits_present ? put_limits(e, pg) : 0;
+    return pg->limits_present ? q_job_put_limits(e, pg) : 0;
 }
 
 static int put_env(q_enc *e, const q_job *j)
@@ -74,18 +77,18 @@ static int put_env(q_enc *e, const q_job *j)
 
 static int put_interactor(q_enc *e, const q_prog *pg)
 {
-    if (q_enc_cstr(e, "interactor") < 0 || q_enc_map(e, prog_entries(pg)) < 0)
+    if (q_enc_cstr(e, "interactor") < 0 || q_enc_map(e, q_job_prog_entries(pg)) < 0)
         return -1;
-    return put_prog(e, pg);
+    return q_job_put_prog(e, pg);
 }
 
 static int put_job(q_enc *e, const q_job *j)
 {
-    size_t n = 2 + prog_entries(&j->prog) + j->has_stdin + (j->env != NULL) +
-               j->has_interactor + (j->transcript_bytes != 0);
+    size_t n = 2 + q_job_prog_entries(&j->prog) + j->has_stdin + (j->env != NULL) +
+               j->has_interactor + (j->transcript_bytes != 0) + q_grade_entries(j->grade);
 
     if (q_enc_map(e, n) < 0 || q_enc_cstr(e, "id") < 0 || q_enc_cstr(e, j->id) < 0 ||
-        put_prog(e, &j->prog) < 0)
+        q_job_put_prog(e, &j->prog) < 0)
         return -1;
     if (j->has_stdin && put_bin(e, "stdin", j->stdin_data, j->stdin_len) < 0)
         return -1;
@@ -97,7 +100,7 @@ static int put_job(q_enc *e, const q_job *j)
         return -1;
     if (j->transcript_bytes && q_enc_uint(e, "transcript_bytes", j->transcript_bytes) < 0)
         return -1;
-    return 0;
+    return q_grade_put(e, j->grade);
 }
 
 /* The pointers put_job follows must be there; everything else is left to

@@ -20,6 +20,7 @@
 
 #include "queue/codec_util.h"
 #include "queue/err.h"
+#include "queue/grade.h"
 #include "queue/prescan.h"
 
 /* Result keys; the interactor map uses the first PROC_KEYS of them. */
@@ -82,7 +83,7 @@ static q_proc_result main_proc(const q_result *r)
 static int put_result(q_enc *e, const q_result *r)
 {
     q_proc_result m = main_proc(r);
-    size_t n = RESULT_KEYS - 2 + r->has_interactor + (r->transcript != NULL);
+    size_t n = RESULT_KEYS - 2 + r->has_interactor + (r->transcript != NULL) + q_grade_result_entries(r->grade);
 
     if (q_enc_map(e, n) < 0 || put_str(e, "id", r->id) < 0 || put_proc(e, &m) < 0)
         return -1;
@@ -99,7 +100,7 @@ static int put_result(q_enc *e, const q_result *r)
         return -1;
     if (r->transcript && put_bin(e, "transcript", r->transcript, r->transcript_len) < 0)
         return -1;
-    return 0;
+    return q_grade_result_put(e, r->grade);
 }
 
 static int check_proc(const q_proc_result *p, const char *pre, char *err, size_t errlen)

@@ -66,6 +66,8 @@ typedef struct q_result {
     q_proc_result interactor;
     const void *transcript;          /* NULL: absent */
     size_t transcript_len;
+    const struct q_grade_result *grade; /* grading jobs (grade.h); NULL otherwise.
+                                     * Encoded only; q_grade_result_decode reads it */
     void *priv;                      /* storage of a decoded result; NULL otherwise */
 } q_result;
 

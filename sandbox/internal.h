@@ -272,6 +272,13 @@ void run_kill(run_state *r, sbx_status why);
 /* Whether a process of the run is blocked reading its stdin. */
 bool run_reading_stdin(run_state *r);
 
+/* ---- collect.c ------------------------------------------------------- */
+
+/* Fills c from the regular files under dirfd (see sbx_collect). Returns 0
+ * (c->refused set when a bound was crossed), or -1 with err filled on an
+ * I/O failure. */
+int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen);
+
 /* ---- wipe.c ---------------------------------------------------------- */
 
 /* Removes everything inside dirfd without following links. -1 when it

@@ -516,7 +516,10 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
     pthread_cond_destroy(&st.cv);
     pthread_mutex_destroy(&st.mu);
     pthread_mutex_destroy(&st.cb_mu);
-    /* Nothing of the run is alive now: its files can go. */
+    /* Nothing of the run is alive now: what it left is stable. */
+    if (spec->collect && rc == 0 && b->box_fd >= 0 && collect_dir(b->box_fd, spec->collect, err, sizeof err) < 0)
+        rc = sandbox_error(r, err);
+    /* Its files can go. */
     reset_box(b, rebuild);
     return rc;
 }

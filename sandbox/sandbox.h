@@ -83,6 +83,23 @@ int sbx_reply_write(sbx_reply *r, const void *buf, size_t len);
 void sbx_reply_close(sbx_reply *r);
 #define SBX_REPLY_MAX (64u << 20)
 
+/* What a run left in /box, handed back before the wipe (a compile step's
+ * output, which every test then starts from). Only regular files are taken;
+ * links, devices and fifos are neither followed nor copied. Bounds are
+ * checked on each file's size before it is copied: past max_files, max_bytes
+ * or max_depth nothing is kept and `refused` says why. Names and data are
+ * malloc'd; sbx_collect_free releases them. */
+typedef struct sbx_collect {
+    size_t max_files;     /* in */
+    uint64_t max_bytes;
+    unsigned max_depth;   /* directories below /box */
+    sbx_file *files;      /* out */
+    size_t nfiles;
+    uint64_t bytes;
+    char refused[SBX_ERR_LEN]; /* "" unless a bound was crossed */
+} sbx_collect;
+void sbx_collect_free(sbx_collect *c);
+
 typedef struct sbx_spec {
     const char *const *argv; /* NULL-terminated; argv[0] is searched in PATH */
     const char *const *env;  /* NULL-terminated "K=V"; NULL: the minimal default */
@@ -102,6 +119,7 @@ typedef struct sbx_spec {
     bool pin_cpu;              /* run on one CPU only: two programs talking */
     unsigned cpu;              /* over pipes round-trip faster on one CPU;
                                 * the cpu-th of those this process may use */
+    sbx_collect *collect;      /* non-NULL: /box's files handed back here */
 } sbx_spec;
 
 typedef enum sbx_status {

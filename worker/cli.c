@@ -10,6 +10,7 @@
 
 #include "queue/redis.h"
 #include "worker/cli.h"
+#include "worker/languages.h"
 
 const char wk_cli_run_help[] =
     "  --cpu-ms N          CPU time of all processes (default 1000)\n"
@@ -149,34 +150,10 @@ static int add_file(wk_cli_run *c, const char *name, const char *path, char *err
 /* Splits an --interactor command on blanks; single and double quotes group. */
 static int split_command(wk_cli_run *c, const char *cmd, char *err, size_t errlen)
 {
-    if (strlen(cmd) >= sizeof c->inter_cmd)
-        return snprintf(err, errlen, "--interactor: command too long"), -1;
-    char *out = c->inter_cmd;
-    size_t n = 0;
-    for (const char *p = cmd; *p;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        if (n + 1 >= sizeof c->inter_argv / sizeof c->inter_argv[0])
-            return snprintf(err, errlen, "--interactor: too many arguments"), -1;
-        c->inter_argv[n++] = out;
-        char quote = 0;
-        for (; *p && (quote || (*p != ' ' && *p != '\t')); p++) {
-            if (!quote && (*p == '\'' || *p == '"'))
-                quote = *p;
-            else if (quote && *p == quote)
-                quote = 0;
-            else
-                *out++ = *p;
-        }
-        if (quote)
-            return snprintf(err, errlen, "--interactor: unbalanced quote"), -1;
-        *out++ = 0;
-    }
-    c->inter_argv[n] = NULL;
-    if (!n)
-        return snprintf(err, errlen, "--interactor needs a command"), -1;
+    char why[96];
+    if (wk_split_words(cmd, c->inter_cmd, sizeof c->inter_cmd, c->inter_argv,
+                       sizeof c->inter_argv / sizeof c->inter_argv[0], why, sizeof why) < 0)
+        return snprintf(err, errlen, "--interactor: %s", why), -1;
     c->has_interactor = true;
     return 0;
 }

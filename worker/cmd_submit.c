@@ -12,6 +12,7 @@
 #include "queue/stream.h"
 #include "worker/cli.h"
 #include "worker/commands.h"
+#include "worker/grade_cli.h"
 
 static void usage(FILE *f)
 {
@@ -22,8 +23,8 @@ static void usage(FILE *f)
                "  --redis URL         (env GRADEQ_REDIS, default redis://127.0.0.1:6379)\n"
                "  --prefix P          key prefix (env GRADEQ_PREFIX, default gradeq)\n"
                "  --max-queue N       refuse when more than N jobs are queued (exit 3)\n"
-               "Without --wait it prints the job id. A local PROGRAM travels with the job.\n",
-            wk_cli_run_help);
+               "Without --wait it prints the job id. A local PROGRAM travels with the job.\n%s",
+            wk_cli_run_help, wk_cli_grade_help);
 }
 
 typedef struct submit_opts {
@@ -111,7 +112,19 @@ static int wait_and_print(q_conn *conn, const submit_opts *o, const char *id, bo
         q_blob_free(&blob);
         return 4;
     }
-    json ? wk_print_json(stdout, &r) : wk_print_plain(&r);
+    q_grade_result g;
+    if (q_grade_result_decode(blob.data, blob.len, &g, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq submit: unreadable result: %s\n", err);
+        q_result_free(&r);
+        q_blob_free(&blob);
+        return 4;
+    }
+    r.grade = g.priv ? &g : NULL;
+    if (json)
+        wk_print_json(stdout, &r);
+    else
+        r.grade ? wk_print_grade_plain(stdout, &r, true) : wk_print_plain(&r);
+    q_grade_result_free(&g);
     q_result_free(&r);
     q_blob_free(&blob);
     return 0;
@@ -121,6 +134,7 @@ int wk_cmd_submit(int argc, char **argv)
 {
     static wk_cli_run c;
     static q_file files[WK_MAX_FILES], ifiles[64];
+    static wk_cli_grade g;
     submit_opts o = { wk_default_redis(), wk_default_prefix(), NULL, 0, 0, false };
     char err[512] = "";
     int i = 1, rc = 0;
@@ -133,18 +147,23 @@ int wk_cmd_submit(int argc, char **argv)
             return usage(stdout), 0;
         rc = own_option(&o, argc, argv, &i, err, sizeof err);
         if (rc == 0)
+            rc = wk_cli_grade_option(&g, argc, argv, &i, err, sizeof err);
+        if (rc == 0)
             rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
         if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
             fprintf(stderr, "gradeq submit: %s%s\n", rc < 0 ? err : "unknown option ", rc < 0 ? "" : argv[i]);
             wk_cli_run_free(&c);
+            wk_cli_grade_free(&g);
             return 2;
         }
         if (rc == 0)
             break;
     }
-    if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+    /* A language preset gives the program. */
+    if ((i < argc || !g.language) && wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq submit: %s\n", err);
         wk_cli_run_free(&c);
+        wk_cli_grade_free(&g);
         return 2;
     }
     char id[Q_ID_MAX + 1];
@@ -153,7 +172,17 @@ int wk_cmd_submit(int argc, char **argv)
     else
         random_id(id, sizeof id);
     q_job j;
-    build_job(&c, id, &j, files, ifiles);
+    if (!g.any) {
+        build_job(&c, id, &j, files, ifiles);
+    } else if (wk_cli_grade_job(&g, &c, &j, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq submit: %s\n", err);
+        wk_cli_run_free(&c);
+        wk_cli_grade_free(&g);
+        return 2;
+    } else {
+        snprintf(j.id, sizeof j.id, "%s", id);
+        j.has_id = true;
+    }
     msgpack_sbuffer buf;
     msgpack_sbuffer_init(&buf);
     q_conn *conn = NULL;
@@ -176,5 +205,6 @@ int wk_cmd_submit(int argc, char **argv)
     q_conn_close(conn);
     msgpack_sbuffer_destroy(&buf);
     wk_cli_run_free(&c);
+    wk_cli_grade_free(&g);
     return rc;
 }

@@ -6,5 +6,7 @@ int wk_cmd_run(int argc, char **argv);
 int wk_cmd_submit(int argc, char **argv);
 int wk_cmd_stats(int argc, char **argv);
 int wk_cmd_dead(int argc, char **argv);
+int wk_cmd_grade(int argc, char **argv);
+int wk_cmd_languages(int argc, char **argv);
 
 #endif

@@ -47,6 +47,9 @@ static const option options[] = {
     { "log-format", T_LOGFMT, F(log_json), "text", "text or json" },
     { "log-level", T_LEVEL, F(log_level), "info", "debug, info, warn or error" },
     { "metrics-addr", T_STR, F(metrics_addr), "", "serve Prometheus metrics on HOST:PORT (empty: off)" },
+    { "languages", T_STR, F(languages), "", "grading presets file (empty: deploy/languages beside the binary, if any)" },
+    { "test-output-max", T_SIZE, F(test_output_max), "4K", "grading: each test's stdout and stderr kept in the result" },
+    { "compile-cache", T_SIZE, F(compile_cache), "256M", "grading: memory for compile artifacts reused by a rejudge (0: off)" },
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])

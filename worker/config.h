@@ -26,6 +26,9 @@ typedef struct wk_config {
     bool log_json;
     int log_level;          /* WK_LOG_* */
     char metrics_addr[128]; /* HOST:PORT, empty: off */
+    char languages[4096];   /* grading presets; empty: the default file, if any */
+    uint64_t test_output_max; /* grading: each test's stdout and stderr kept */
+    uint64_t compile_cache; /* grading: bytes of compile artifacts kept, 0: off */
 } wk_config;
 
 /* Fills c from defaults, then the environment, then argv. Returns 0, 1

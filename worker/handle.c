@@ -205,22 +205,39 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
     wk_pair_free(pair);
 }
 
+void wk_slot_begin(wk_slot *s, const q_entry *e)
+{
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->entry, sizeof s->entry, "%s", e->id);
+    atomic_store(&s->lost, false);
+    pthread_mutex_unlock(&s->mu);
+    atomic_fetch_add(&s->w->busy, 1);
+}
+
+void wk_slot_end(wk_slot *s)
+{
+    atomic_fetch_sub(&s->w->busy, 1);
+    pthread_mutex_lock(&s->mu);
+    s->entry[0] = 0;
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void run_job(wk_slot *s, const q_entry *e, q_job *job)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
     sbx_spec spec;
     sbx_file *files = NULL;
+    if (job->grade) {
+        wk_grade_job(s, e, job);
+        return;
+    }
     if (wk_spec_from_job(job, &w->cfg.max, &spec, &files, err, sizeof err) < 0) {
         if (answer(s, e, job->id, "BAD_JOB", err, NULL))
             count(w, WK_BAD_JOB);
         return;
     }
-    pthread_mutex_lock(&s->mu);
-    snprintf(s->entry, sizeof s->entry, "%s", e->id);
-    atomic_store(&s->lost, false);
-    pthread_mutex_unlock(&s->mu);
-    atomic_fetch_add(&w->busy, 1);
+    wk_slot_begin(s, e);
     sbx_result r;
     wk_pair pair;
     bool interactive = job->has_interactor;
@@ -229,10 +246,7 @@ static void run_job(wk_slot *s, const q_entry *e, q_job *job)
         irc = run_interactive(s, job, &spec, &pair, err, sizeof err);
     else
         sbx_run(s->box, &spec, &r);
-    atomic_fetch_sub(&w->busy, 1);
-    pthread_mutex_lock(&s->mu);
-    s->entry[0] = 0;
-    pthread_mutex_unlock(&s->mu);
+    wk_slot_end(s);
     free(files);
     if (interactive) {
         finish_interactive(s, e, job, &pair, irc, err);
@@ -298,4 +312,21 @@ void wk_handle(wk_slot *s, q_entry *e)
         run_job(s, e, &job);
     }
     q_job_free(&job);
+}
+
+/* For grade_job.c (worker.h). */
+bool wk_answer(wk_slot *s, const q_entry *e, const char *id, const char *status, const char *error,
+               const char *dead_reason)
+{
+    return answer(s, e, id, status, error, dead_reason);
+}
+
+bool wk_deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason)
+{
+    return deliver(s, e, res, dead_reason);
+}
+
+void wk_count(wk_worker *w, int status)
+{
+    count(w, status);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "worker/compile_cache.h"
 #include "worker/config.h"
 #include "worker/log.h"
 #include "worker/worker.h"
@@ -52,6 +53,8 @@ static int setup(const sigset_t *sigs, char *err, size_t errlen)
     if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
     wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
+    if (wk_grade_setup(&w, err, errlen) < 0)
+        return -1;
     q_conn *c = connect_at_start(sigs, err, errlen);
     if (!c)
         return -1;
@@ -123,6 +126,8 @@ int main(int argc, char **argv)
     wk_metrics_stop(&w);
     wk_pool_join(&w);
     sbx_host_close(w.host);
+    wk_langs_free(&w.langs);
+    wk_cc_free(w.cache);
     wk_log(WK_LOG_INFO, "worker %s stopped after %llu jobs", w.cfg.name, (unsigned long long)atomic_load(&w.done));
     return atomic_load(&w.hard) ? 1 : 0;
 }

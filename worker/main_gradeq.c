@@ -11,6 +11,8 @@ static const struct {
     const char *what;
 } commands[] = {
     { "run", wk_cmd_run, "run one program in the sandbox, here" },
+    { "grade", wk_cmd_grade, "grade a submission against a folder of tests, here" },
+    { "languages", wk_cmd_languages, "the language presets, one a line" },
     { "submit", wk_cmd_submit, "queue a job in Redis (and wait for its result)" },
     { "stats", wk_cmd_stats, "the queue and its workers (--watch: refreshed)" },
     { "dead", wk_cmd_dead, "list, show, requeue or purge dead letters" },

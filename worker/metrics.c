@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "worker/compile_cache.h"
+#include "worker/grade.h"
 #include "worker/log.h"
 #include "worker/metrics.h"
 #include "worker/worker.h"
@@ -77,6 +79,23 @@ static void build(wk_worker *w, page *p)
         if (name)
             put(p, "gradeq_jobs_total{status=\"%s\"} %llu\n", name, atomic_load(&w->by_status[i]));
     }
+    put(p, "# HELP gradeq_grading_jobs_total Grading jobs published, by the status of the whole.\n"
+           "# TYPE gradeq_grading_jobs_total counter\n");
+    for (int i = 0; i < WK_GRADE_STATUSES; i++)
+        put(p, "gradeq_grading_jobs_total{status=\"%s\"} %llu\n", wk_grade_status_name(i),
+            atomic_load(&w->metrics.grade_jobs[i]));
+    put(p, "# HELP gradeq_grading_tests_total Tests of grading jobs, by status.\n"
+           "# TYPE gradeq_grading_tests_total counter\n");
+    for (int i = 0; i < WK_GRADE_STATUSES; i++)
+        put(p, "gradeq_grading_tests_total{status=\"%s\"} %llu\n", wk_grade_status_name(i),
+            atomic_load(&w->metrics.grade_tests[i]));
+    uint64_t hits = 0, misses = 0;
+    if (w->cache)
+        wk_cc_stats(w->cache, &hits, &misses);
+    put(p, "# HELP gradeq_compile_cache_total Compile steps of grading jobs, by whether the cache had them.\n"
+           "# TYPE gradeq_compile_cache_total counter\n"
+           "gradeq_compile_cache_total{result=\"hit\"} %llu\ngradeq_compile_cache_total{result=\"miss\"} %llu\n",
+        (unsigned long long)hits, (unsigned long long)misses);
     put_hist(p, "gradeq_job_duration_seconds", "Wall time of each run in the sandbox.", &w->metrics.duration);
     put_hist(p, "gradeq_queue_wait_seconds", "From submission to a worker taking the job.", &w->metrics.queue_wait);
     unsigned busy = atomic_load(&w->busy);

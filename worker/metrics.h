@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #define WK_HIST_BUCKETS 14
+#define WK_GRADE_STATUSES 14 /* the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED,
+                              * INTERACTOR_ERROR */
 
 typedef struct wk_hist {
     atomic_ullong count[WK_HIST_BUCKETS + 1]; /* per bucket; the last is +Inf */
@@ -20,6 +22,9 @@ typedef struct wk_metrics {
     wk_hist queue_wait;      /* from XADD (entry id) to fetch */
     atomic_ullong output_bytes[2], output_truncated[2]; /* stdout, stderr */
     atomic_ullong sandbox_errors;
+    /* Grading: jobs by the status of the whole, tests by theirs; indexed
+     * as wk_grade_status_index (grade.h). */
+    atomic_ullong grade_jobs[WK_GRADE_STATUSES], grade_tests[WK_GRADE_STATUSES];
 } wk_metrics;
 
 void wk_hist_observe(wk_hist *h, uint64_t us);

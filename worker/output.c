@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "worker/cli.h"
+#include "worker/grade_cli.h"
 
 void wk_base64(FILE *f, const void *data, size_t len)
 {
@@ -125,7 +126,10 @@ void wk_print_json(FILE *f, const q_result *r)
         fputs(i ? "," : "", f);
         wk_json_string(f, r->isolation[i]);
     }
-    fputs("]}\n", f);
+    fputc(']', f);
+    if (r->grade)
+        wk_json_grade(f, r->grade);
+    fputs("}\n", f);
 }
 
 static void write_fd(int fd, const char *p, size_t n)

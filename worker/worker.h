@@ -8,10 +8,13 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "queue/job.h"
 #include "queue/redis.h"
+#include "queue/result.h"
 #include "queue/stream.h"
 #include "sandbox/sandbox.h"
 #include "worker/config.h"
+#include "worker/languages.h"
 #include "worker/metrics.h"
 
 typedef struct wk_worker wk_worker;
@@ -51,6 +54,8 @@ struct wk_worker {
     pthread_t heartbeat;
     pthread_mutex_t hb_mu;
     pthread_cond_t hb_cv;
+    wk_langs langs;                /* grading presets (grade_job.c) */
+    struct wk_compile_cache *cache; /* grading: compile artifacts, shared */
 };
 
 #define WK_INTERACTOR_VERDICT 14 /* WRONG_ANSWER, INTERACTOR_ERROR */
@@ -68,6 +73,21 @@ void wk_pool_cancel(wk_worker *w);
 
 /* handle.c: one delivered entry, from its bytes to its published result. */
 void wk_handle(wk_slot *s, q_entry *e);
+
+/* handle.c, for grade_job.c: the published answer (BAD_JOB, ...), a
+ * result sent (copied), the counters, and the running entry the heartbeat
+ * keeps alive (begin/end around a job's runs). */
+bool wk_answer(wk_slot *s, const q_entry *e, const char *id, const char *status, const char *error,
+               const char *dead_reason);
+bool wk_deliver(wk_slot *s, const q_entry *e, const q_result *res, const char *dead_reason);
+void wk_count(wk_worker *w, int status);
+void wk_slot_begin(wk_slot *s, const q_entry *e);
+void wk_slot_end(wk_slot *s);
+
+/* grade_job.c: the presets, at start-up (unavailable ones logged); one
+ * grading job, from its plan to its published result. */
+int wk_grade_setup(wk_worker *w, char *err, size_t errlen);
+void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job);
 
 /* heartbeat.c: the worker's liveness hash and its running entries' leases. */
 int wk_heartbeat_start(wk_worker *w);

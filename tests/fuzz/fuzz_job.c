@@ -1,4 +1,5 @@
-/* fuzz_job.c -- libFuzzer target for the job decoder and the prescan.
+/* fuzz_job.c -- libFuzzer target for the job decoder (with its grading
+ * fields, grade_decode.c) and the prescan.
  *
  * Any input must be decoded or refused without a crash, a leak or undefined
  * behaviour (ASan, LSan, UBSan). An input that decodes must also survive a

@@ -15,7 +15,7 @@ layout="usr/bin/gradeq usr/sbin/gradeq-worker usr/share/man/man1/gradeq.1 usr/sh
 usr/lib/systemd/system/gradeq-worker.service usr/lib/systemd/system/gradeq-worker@.service
 usr/share/doc/gradeq/gradeq-worker.env usr/share/doc/gradeq/operations.md usr/share/doc/gradeq/protocol.md
 usr/share/doc/gradeq/redis/redis.conf usr/share/doc/gradeq/redis/users.acl usr/share/doc/gradeq/redis/acl-passwords.sh
-usr/lib/libgradeq.so.1.0.0 usr/include/gradeq/sandbox.h"
+usr/lib/libgradeq.so.1.0.0 usr/include/gradeq/sandbox.h usr/share/gradeq/languages"
 check "every file in place" '(for f in $layout; do [ -f "$D/$f" ] || { echo "  missing $f"; exit 1; }; done)'
 check "nothing else installed (nothing in /etc)" '[ "$(cd "$D" && find . -type f | sed "s|^\./||" | sort)" = "$(echo $layout | tr " " "\n" | sort)" ]'
 check "modes: programs 0755, the rest 0644" '[ "$(stat -c %a "$D/usr/bin/gradeq" "$D/usr/sbin/gradeq-worker" "$D/usr/share/doc/gradeq/redis/acl-passwords.sh" | sort -u)" = 755 ] &&

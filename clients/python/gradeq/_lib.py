@@ -43,7 +43,8 @@ class Spec(ctypes.Structure):
                 ("interact", INTERACT_FN), ("interact_ctx", ctypes.c_void_p),
                 ("use_stdin_fd", ctypes.c_bool), ("use_stdout_fd", ctypes.c_bool),
                 ("stdin_fd", ctypes.c_int), ("stdout_fd", ctypes.c_int),
-                ("pin_cpu", ctypes.c_bool), ("cpu", ctypes.c_uint)]
+                ("pin_cpu", ctypes.c_bool), ("cpu", ctypes.c_uint),
+                ("collect", ctypes.c_void_p)]  # sbx_collect *: always NULL here
 
 
 class RawResult(ctypes.Structure):

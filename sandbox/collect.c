@@ -1,0 +1,150 @@
+/* collect.c -- copy out the regular files a run left in /box, without
+ * trusting them.
+ *
+ * The program chose every name, size, link and depth. So the walk goes
+ * through directory fds only (openat with O_NOFOLLOW), takes a file only
+ * when fstat on the opened fd says it is regular (a link, fifo or device is
+ * never opened for reading: O_NONBLOCK|O_NOFOLLOW, then the type is
+ * checked), and checks the count, the depth and the running byte total
+ * against the caller's bounds before each allocation. Nothing of the run is
+ * alive when this runs, so a size read by fstat is the size read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+#define COLLECT_PATH_MAX 255
+
+typedef struct walk {
+    sbx_collect *c;
+    size_t cap;     /* of c->files */
+    char *err;
+    size_t errlen;
+} walk;
+
+void sbx_collect_free(sbx_collect *c)
+{
+    for (size_t i = 0; i < c->nfiles; i++) {
+        free((char *)c->files[i].name);
+        free((void *)c->files[i].data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->nfiles = 0;
+    c->bytes = 0;
+}
+
+static int refuse(walk *w, const char *why, const char *path)
+{
+    snprintf(w->c->refused, sizeof w->c->refused, "%s: %.64s", why, path);
+    return 1;
+}
+
+static int read_exact(int fd, char *p, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* Takes the regular file open as fd (st its stat) as `path`. */
+static int take(walk *w, int fd, const struct stat *st, const char *path)
+{
+    sbx_collect *c = w->c;
+    if (c->nfiles >= c->max_files)
+        return refuse(w, "more files than allowed", path);
+    if ((uint64_t)st->st_size > c->max_bytes - c->bytes)
+        return refuse(w, "more bytes than allowed", path);
+    if (c->nfiles == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        sbx_file *f = realloc(c->files, cap * sizeof *f);
+        if (!f)
+            return sbx_fail(w->err, w->errlen, "collect: out of memory");
+        c->files = f;
+        w->cap = cap;
+    }
+    char *name = strdup(path), *data = malloc((size_t)st->st_size + 1);
+    if (!name || !data || read_exact(fd, data, (size_t)st->st_size) < 0) {
+        int e = errno;
+        free(name);
+        free(data);
+        errno = e;
+        return sbx_fail_errno(w->err, w->errlen, "collect: reading %.64s", path);
+    }
+    c->files[c->nfiles++] = (sbx_file){ name, data, (size_t)st->st_size, (st->st_mode & 0111) != 0 };
+    c->bytes += (uint64_t)st->st_size;
+    return 0;
+}
+
+/* Walks fd_dir (owned: closed here), whose path below /box is prefix. */
+static int walk_dir(walk *w, int fd_dir, const char *prefix, unsigned depth)
+{
+    DIR *d = fdopendir(fd_dir);
+    if (!d) {
+        close(fd_dir);
+        return sbx_fail_errno(w->err, w->errlen, "collect: opendir");
+    }
+    int rc = 0;
+    struct dirent *e;
+    char path[COLLECT_PATH_MAX + 2];
+    while (rc == 0 && (errno = 0, e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        int n = snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name);
+        if (n < 0 || n > COLLECT_PATH_MAX) {
+            rc = refuse(w, "path over 255 bytes", e->d_name);
+            break;
+        }
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0) {
+            if (errno == ELOOP || errno == ENXIO)
+                continue; /* a link, a socket: not a file to carry */
+            rc = sbx_fail_errno(w->err, w->errlen, "collect: opening %.64s", path);
+        } else if (fstat(fd, &st) < 0) {
+            rc = sbx_fail_errno(w->err, w->errlen, "collect: fstat %.64s", path);
+            close(fd);
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = depth >= w->c->max_depth ? refuse(w, "directories nested too deep", path)
+                                          : walk_dir(w, fd, path, depth + 1);
+        } else {
+            if (S_ISREG(st.st_mode))
+                rc = take(w, fd, &st, path);
+            close(fd);
+        }
+    }
+    if (rc == 0 && errno)
+        rc = sbx_fail_errno(w->err, w->errlen, "collect: readdir");
+    closedir(d);
+    return rc;
+}
+
+int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen)
+{
+    walk w = { c, 0, err, errlen };
+    c->files = NULL;
+    c->nfiles = 0;
+    c->bytes = 0;
+    c->refused[0] = 0;
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return sbx_fail_errno(err, errlen, "collect: opening /box");
+    int rc = walk_dir(&w, fd, "", 0);
+    if (rc != 0)
+        sbx_collect_free(c);
+    return rc < 0 ? -1 : 0;
+}

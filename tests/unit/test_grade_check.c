@@ -1,0 +1,147 @@
+/* test_grade_check.c -- the built-in answer rules, natural order, and
+ * reading a folder of tests in each layout.
+ *
+ * Each rule is shown accepting exactly the differences it forgives and
+ * refusing the first one it does not, with the message the student sees.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "worker/checker.h"
+#include "worker/testdir.h"
+
+static bool check(q_check_kind k, double eps, const char *out, const char *ans, char *msg)
+{
+    return wk_check_text(k, eps, out, strlen(out), ans, strlen(ans), msg);
+}
+
+static void test_exact(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    assert_true(check(Q_CHECK_EXACT, 0, "1 2\n", "1 2\n", msg));
+    assert_false(check(Q_CHECK_EXACT, 0, "1 2 \n", "1 2\n", msg));
+    assert_string_equal(msg, "byte 3 differs (output 5 bytes, expected 4)");
+    assert_false(check(Q_CHECK_EXACT, 0, "1 2", "1 2\n", msg));
+}
+
+static void test_lines(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    assert_true(check(Q_CHECK_LINES, 0, "1 2  \t\r\n3\n\n\n", "1 2\n3", msg));
+    assert_true(check(Q_CHECK_LINES, 0, "a", "a\n\n  \n", msg));
+    assert_true(check(Q_CHECK_LINES, 0, "", "\n", msg));
+    assert_false(check(Q_CHECK_LINES, 0, " 1 2\n", "1 2\n", msg)); /* leading blanks count */
+    assert_string_equal(msg, "line 1: expected \"1 2\", got \" 1 2\"");
+    assert_false(check(Q_CHECK_LINES, 0, "1  2\n", "1 2\n", msg)); /* so does inner spacing */
+    assert_false(check(Q_CHECK_LINES, 0, "a\n", "a\nb\n", msg));
+    assert_string_equal(msg, "line 2: expected \"b\", got nothing");
+    assert_false(check(Q_CHECK_LINES, 0, "a\n\nc\n", "a\n", msg));
+    assert_string_equal(msg, "line 2: expected nothing, got \"\"");
+    assert_false(check(Q_CHECK_LINES, 0, "x\x1b[2Jyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\n", "x\n", msg));
+    assert_string_equal(msg, "line 1: expected \"x\", got \"x\\x1b[2Jyyyyyyyyyyyyyyyyyyy...\"");
+}
+
+static void test_tokens(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    assert_true(check(Q_CHECK_TOKENS, 0, "  1\n\n2\t3  ", "1 2 3\n", msg));
+    assert_false(check(Q_CHECK_TOKENS, 0, "1 2", "1 2 3", msg));
+    assert_string_equal(msg, "token 3: expected \"3\", got nothing");
+    assert_false(check(Q_CHECK_TOKENS, 0, "1 2 3 4", "1 2 3", msg));
+    assert_string_equal(msg, "token 4: expected nothing, got \"4\"");
+    assert_false(check(Q_CHECK_TOKENS, 0, "1.0", "1", msg)); /* tokens are bytes */
+}
+
+static void test_float(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    assert_true(check(Q_CHECK_FLOAT, 1e-6, "3.1415930 2\n", "3.14159265 2", msg)); /* absolute */
+    assert_true(check(Q_CHECK_FLOAT, 1e-6, "1000000.5", "1000000", msg));       /* relative */
+    assert_true(check(Q_CHECK_FLOAT, 1e-6, "yes 1e3", "yes 1000", msg));
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "3.1416", "3.14159265", msg));
+    assert_string_equal(msg, "token 1: expected \"3.14159265\", got \"3.1416\"");
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "nan", "nan0", msg)); /* no NaN is equal */
+    assert_false(check(Q_CHECK_FLOAT, 1e9, "inf", "1", msg));
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "1x", "1", msg));
+}
+
+static void test_natural_order(void **state)
+{
+    (void)state;
+    assert_true(wk_natural_cmp("2", "10") < 0);
+    assert_true(wk_natural_cmp("test9", "test10") < 0);
+    assert_true(wk_natural_cmp("02", "2") < 0); /* equal values: the bytes decide */
+    assert_true(wk_natural_cmp("2", "02") > 0);
+    assert_true(wk_natural_cmp("a10b2", "a10b10") < 0);
+    assert_true(wk_natural_cmp("b", "a") > 0);
+    assert_int_equal(wk_natural_cmp("x1", "x1"), 0);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_testdir(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gradeq-testdir-XXXXXX", err[256];
+    assert_non_null(mkdtemp(dir));
+    put(dir, "10.in", "ten");
+    put(dir, "10.out", "TEN");
+    put(dir, "2.in", "two");
+    put(dir, "2.ans", "TWO");
+    put(dir, "sample.in", "s");
+    put(dir, "sample.out", "S");
+    put(dir, "orphan.in", "no answer");
+    put(dir, "07", "seven");
+    put(dir, "07.a", "SEVEN");
+    put(dir, "README", "not a test");
+    q_test *t;
+    size_t n;
+    assert_int_equal(wk_testdir_load(dir, &t, &n, err, sizeof err), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(t[0].name, "2");
+    assert_string_equal(t[1].name, "07");
+    assert_string_equal(t[2].name, "10");
+    assert_string_equal(t[3].name, "sample");
+    assert_memory_equal(t[1].stdin_data, "seven", 5);
+    assert_memory_equal(t[1].expected, "SEVEN", 5);
+    assert_memory_equal(t[0].expected, "TWO", 3);
+    wk_testdir_free(t, n);
+
+    char empty[] = "/tmp/gradeq-testdir-XXXXXX";
+    assert_non_null(mkdtemp(empty));
+    assert_int_equal(wk_testdir_load(empty, &t, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no tests"));
+    rmdir(empty);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact),  cmocka_unit_test(test_lines),         cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_float),  cmocka_unit_test(test_natural_order), cmocka_unit_test(test_testdir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
