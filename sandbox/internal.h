@@ -239,6 +239,7 @@ struct run_state {
     uint64_t start_ns, wall_deadline_ns;
     pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
+    atomic_ullong kill_ns; /* when the sandbox first killed it, 0 = never */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool finished;         /* the main process has exited */

@@ -25,7 +25,11 @@ const char wk_cli_run_help[] =
     "  --interactor 'PROGRAM ARGS'  run against an interactor: its stdout is the\n"
     "                      program's stdin and the program's stdout its stdin;\n"
     "                      --stdin becomes its file `input`; exit 0 OK, 1 WRONG_ANSWER;\n"
-    "                      it gets the same limits as the program\n"
+    "                      it gets the program's limits, but for these three:\n"
+    "  --interactor-cpu-ms N, --interactor-wall-ms N, --interactor-memory SIZE\n"
+    "                      The command is split on blanks and tabs; '...' and\n"
+    "                      \"...\" group words (quotes removed, no escapes, no\n"
+    "                      shell); a local PROGRAM travels into its /box\n"
     "  --interactor-file NAME=PATH  a file for the interactor's /box (repeatable)\n"
     "  --transcript SIZE   keep up to SIZE bytes of what the two said, each chunk\n"
     "                      as \"> N\" (program to interactor) or \"< N\", a newline,\n"
@@ -111,8 +115,11 @@ int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *
 static const struct {
     const char *flag;
     int which;
-    bool size;
+    bool size, inter;
 } limit_flags[] = {
+    { "--interactor-cpu-ms", WK_LIM_CPU, false, true },
+    { "--interactor-wall-ms", WK_LIM_WALL, false, true },
+    { "--interactor-memory", WK_LIM_MEMORY, true, true },
     { "--cpu-ms", WK_LIM_CPU, false },       { "--wall-ms", WK_LIM_WALL, false },
     { "--memory", WK_LIM_MEMORY, true },     { "--stdout-max", WK_LIM_STDOUT, true },
     { "--stderr-max", WK_LIM_STDERR, true }, { "--processes", WK_LIM_PROCESSES, false },
@@ -200,8 +207,13 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
             return snprintf(err, errlen, "%s needs %s, got \"%s\"", a,
                             limit_flags[k].size ? "a SIZE (bytes, or with K/M/G)" : "a non-negative integer",
                             v ? v : ""), -1;
-        *limit_slot(&c->limits, limit_flags[k].which) = x;
-        c->limits_given |= 1u << limit_flags[k].which;
+        if (limit_flags[k].inter) {
+            c->inter_limits[limit_flags[k].which] = x;
+            c->inter_given |= 1u << limit_flags[k].which;
+        } else {
+            *limit_slot(&c->limits, limit_flags[k].which) = x;
+            c->limits_given |= 1u << limit_flags[k].which;
+        }
         (*i)++;
         return 1;
     }
@@ -302,6 +314,14 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     c->spec.files = c->files;
     c->spec.limits = c->limits;
     return 0;
+}
+
+void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)
+{
+    *out = c->spec.limits;
+    for (int i = 0; i < WK_LIM_COUNT; i++)
+        if (c->inter_given & (1u << i))
+            *limit_slot(out, i) = c->inter_limits[i];
 }
 
 void wk_cli_run_free(wk_cli_run *c)

@@ -17,6 +17,10 @@
 #define WK_MAX_FILES 1024
 #define WK_FILE_MAX (1ull << 30) /* one file given on the command line */
 
+/* Order of the limits in limits_given (the same as the job's limit keys). */
+enum { WK_LIM_CPU, WK_LIM_WALL, WK_LIM_MEMORY, WK_LIM_STDOUT, WK_LIM_STDERR,
+       WK_LIM_PROCESSES, WK_LIM_FILE, WK_LIM_OPEN_FILES, WK_LIM_COUNT };
+
 typedef struct wk_cli_run {
     sbx_spec spec;
     sbx_limits limits;
@@ -32,14 +36,12 @@ typedef struct wk_cli_run {
     char *inter_argv[64];
     sbx_file inter_files[64];
     size_t ninter_files;
+    uint64_t inter_limits[WK_LIM_COUNT]; /* --interactor-cpu-ms, -wall-ms, -memory: */
+    unsigned inter_given;      /* in WK_LIM_ order, bit i when given */
     uint64_t transcript_bytes; /* --transcript SIZE */
     bool json;
     bool require_isolation;
 } wk_cli_run;
-
-/* Order of the limits in limits_given (the same as the job's limit keys). */
-enum { WK_LIM_CPU, WK_LIM_WALL, WK_LIM_MEMORY, WK_LIM_STDOUT, WK_LIM_STDERR,
-       WK_LIM_PROCESSES, WK_LIM_FILE, WK_LIM_OPEN_FILES, WK_LIM_COUNT };
 
 /* Tries argv[*i] as a run option (consuming its value). Returns 1 when it
  * was one, 0 when it is not a run option, -1 on a bad value (err filled). */
@@ -48,6 +50,8 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
  * that is a local file outside the system dirs travels into /box. */
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
 void wk_cli_run_free(wk_cli_run *c);
+/* The interactor's limits: the program's, with those given for it. */
+void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out);
 /* The run options' help text. */
 extern const char wk_cli_run_help[];
 

@@ -22,7 +22,8 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
         return -1;
     }
     sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
-                       .nfiles = c->ninter_files, .limits = c->spec.limits };
+                       .nfiles = c->ninter_files };
+    wk_cli_interactor_limits(c, &inter.limits);
     sbx_file input = { "input", c->spec.stdin_data, c->spec.stdin_len, false };
     if (c->spec.stdin_data && c->ninter_files < 64) {
         c->inter_files[c->ninter_files] = input;

@@ -85,8 +85,10 @@ static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *file
             ifiles[i] = (q_file){ (char *)c->inter_files[i].name, c->inter_files[i].data, c->inter_files[i].len };
         j->interactor.files = c->ninter_files ? ifiles : NULL;
         j->interactor.nfiles = c->ninter_files;
-        memcpy(j->interactor.limits, j->prog.limits, sizeof j->interactor.limits);
-        j->interactor.limits_present = j->prog.limits_present;
+        sbx_limits il;
+        wk_cli_interactor_limits(c, &il);
+        memcpy(j->interactor.limits, &il.cpu_ms, sizeof j->interactor.limits);
+        j->interactor.limits_present = j->prog.limits_present | c->inter_given;
         j->transcript_bytes = c->transcript_bytes;
     }
     j->has_stdin = c->spec.stdin_data != NULL;
