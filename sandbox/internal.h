@@ -116,7 +116,7 @@ int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
 
 enum { ZY_READY = 1, ZY_RUN, ZY_KILL, ZY_STARTED, ZY_EXEC_FAILED, ZY_EXITED };
 
-#define ZY_STRINGS_MAX (256 * 1024) /* argv + env bytes in one request */
+#define ZY_STRINGS_MAX SBX_EXEC_BYTES_MAX /* argv + env bytes in one request */
 
 typedef struct zy_run_req {
     uint32_t op;

@@ -32,6 +32,9 @@
 #include <stdint.h>
 
 #define SBX_ERR_LEN 256
+/* argv and env of one run together, each string with its NUL: more is
+ * refused (SANDBOX_ERROR), so callers check their input against it. */
+#define SBX_EXEC_BYTES_MAX (256 * 1024)
 
 typedef struct sbx_limits {
     uint64_t cpu_ms;       /* CPU time of all processes together */
