@@ -1,6 +1,7 @@
 /* cmd_run.c -- `gradeq run`: one program in the sandbox, no Redis. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "worker/cli.h"
 #include "worker/commands.h"
@@ -9,7 +10,31 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gradeq run [options] [--require-isolation] -- PROGRAM ARGS...\n%s", wk_cli_run_help);
+    fprintf(f, "usage: gradeq run [options] [--require-isolation] [--] PROGRAM ARGS...\n%s", wk_cli_run_help);
+}
+
+/* Without --stdin, gradeq's own stdin when it is not a terminal, as any
+ * command in a pipe would read it (`echo 7 8 | gradeq run -- ./sum`). */
+static int own_stdin(wk_cli_run *c, char *err, size_t errlen)
+{
+    size_t len;
+    if (wk_read_stream(0, "stdin", WK_FILE_MAX, &c->stdin_buf, &len, err, errlen) < 0)
+        return -1;
+    c->spec.stdin_data = c->stdin_buf;
+    c->spec.stdin_len = len;
+    return 0;
+}
+
+/* Every time, not once: a run with less than full isolation must not pass
+ * for a sandboxed one (the program can read what the caller can). */
+static void warn_isolation(const sbx_host *host)
+{
+    if (!(SBX_ISO_ALL & ~sbx_host_isolation(host)))
+        return;
+    fprintf(stderr, "gradeq run: warning: not fully isolated (%s): the program can read and change what this "
+                    "user can\ngradeq run: warning: run as root for full isolation (--require-isolation refuses "
+                    "instead)\n",
+            sbx_host_describe(host));
 }
 
 /* --interactor: the program against it, each in its own box. */
@@ -54,20 +79,20 @@ int wk_cmd_run(int argc, char **argv)
             return usage(stdout), 0;
         int rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
         if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
-            fprintf(stderr, "gradeq run: %s\n", rc < 0 ? err : "unknown option");
-            if (rc == 0)
-                fprintf(stderr, "gradeq run: unknown option %s\n", argv[i]);
-            usage(stderr);
             wk_cli_run_free(&c);
-            return 2;
+            return rc < 0 ? wk_usage_error("run", "%s", err) : wk_usage_error("run", "unknown option %s", argv[i]);
         }
         if (rc == 0)
             break; /* the program, without a "--" */
     }
     if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+        wk_cli_run_free(&c);
+        return wk_usage_error("run", "%s", err);
+    }
+    if (!c.stdin_given && !isatty(0) && own_stdin(&c, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq run: %s\n", err);
         wk_cli_run_free(&c);
-        return 2;
+        return WK_EXIT_USAGE;
     }
     sbx_host_options ho = { .require_isolation = c.require_isolation };
     sbx_host *host = NULL;
@@ -76,8 +101,9 @@ int wk_cmd_run(int argc, char **argv)
         fprintf(stderr, "gradeq run: cannot start the sandbox: %s\n", err);
         sbx_host_close(host);
         wk_cli_run_free(&c);
-        return 3;
+        return WK_EXIT_REDIS;
     }
+    warn_isolation(host);
     sbx_result r;
     const char *names[WK_ISO_MAX];
     q_result w;
@@ -93,5 +119,5 @@ int wk_cmd_run(int argc, char **argv)
     sbx_box_close(box);
     sbx_host_close(host);
     wk_cli_run_free(&c);
-    return rc < 0 ? 3 : 0;
+    return rc < 0 ? WK_EXIT_REDIS : WK_EXIT_OK;
 }

@@ -16,13 +16,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gradeq submit [options] [--id ID] [--wait SECONDS] [--redis URL] [--prefix P]\n"
-               "                     [--max-queue N] -- PROGRAM ARGS...\n%s"
+               "                     [--max-queue N] [--] PROGRAM ARGS...\n%s"
                "  --id ID             job id (default: random)\n"
                "  --wait SECONDS      wait for the result and print it like `gradeq run`\n"
+               "                      (0: no time limit); the job id goes to stderr once queued\n"
                "  --redis URL         (env GRADEQ_REDIS, default redis://127.0.0.1:6379)\n"
                "  --prefix P          key prefix (env GRADEQ_PREFIX, default gradeq)\n"
-               "  --max-queue N       refuse when more than N jobs are queued (exit 3)\n"
-               "Without --wait it prints the job id. A local PROGRAM travels with the job.\n",
+               "  --max-queue N       refuse (exit 3) when N or more jobs are in the queue,\n"
+               "                      waiting or running\n"
+               "Without --wait it prints the job id on stdout; `gradeq result ID` fetches the\n"
+               "result later. A local PROGRAM travels with the job.\n",
             wk_cli_run_help);
 }
 
@@ -97,28 +100,6 @@ static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *file
     return 0;
 }
 
-static int wait_and_print(q_conn *conn, const submit_opts *o, const char *id, bool json)
-{
-    char err[Q_ERR_LEN];
-    q_blob blob = { 0 };
-    int rc = q_wait_result(conn, o->prefix, id, (long)(o->wait_s * 1000), &blob, err, sizeof err);
-    if (rc <= 0) {
-        fprintf(stderr, "gradeq submit: %s\n", rc < 0 ? err : "no result before --wait ran out");
-        q_blob_free(&blob);
-        return 4;
-    }
-    q_result r;
-    if (q_result_decode(blob.data, blob.len, &r, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq submit: unreadable result: %s\n", err);
-        q_blob_free(&blob);
-        return 4;
-    }
-    json ? wk_print_json(stdout, &r) : wk_print_plain(&r);
-    q_result_free(&r);
-    q_blob_free(&blob);
-    return 0;
-}
-
 int wk_cmd_submit(int argc, char **argv)
 {
     static wk_cli_run c;
@@ -137,17 +118,15 @@ int wk_cmd_submit(int argc, char **argv)
         if (rc == 0)
             rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
         if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
-            fprintf(stderr, "gradeq submit: %s%s\n", rc < 0 ? err : "unknown option ", rc < 0 ? "" : argv[i]);
             wk_cli_run_free(&c);
-            return 2;
+            return rc < 0 ? wk_usage_error("submit", "%s", err) : wk_usage_error("submit", "unknown option %s", argv[i]);
         }
         if (rc == 0)
             break;
     }
     if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq submit: %s\n", err);
         wk_cli_run_free(&c);
-        return 2;
+        return wk_usage_error("submit", "%s", err);
     }
     char id[Q_ID_MAX + 1];
     if (o.id)
@@ -162,18 +141,19 @@ int wk_cmd_submit(int argc, char **argv)
     char entry[Q_ID_LEN];
     if (q_job_encode(&j, &buf, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq submit: bad job: %s\n", err);
-        rc = 2;
-    } else if (!(conn = wk_cli_connect(o.redis, err, sizeof err))) {
+        rc = WK_EXIT_USAGE;
+    } else if (!(conn = wk_cli_connect(o.redis, &rc, err, sizeof err))) {
         fprintf(stderr, "gradeq submit: %s\n", err);
-        rc = 3;
-    } else if ((rc = q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err)) <= 0) {
+    } else if (q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err) <= 0) {
         fprintf(stderr, "gradeq submit: %s\n", err);
-        rc = 3;
+        rc = WK_EXIT_REDIS;
     } else if (o.wait) {
-        rc = wait_and_print(conn, &o, id, c.json);
+        /* Whatever happens while waiting, the id is already known. */
+        fprintf(stderr, "gradeq submit: queued job %s\n", id);
+        rc = wk_print_result_of(conn, "submit", o.prefix, id, wk_wait_ms(o.wait_s), c.json);
     } else {
         printf("%s\n", id);
-        rc = 0;
+        rc = WK_EXIT_OK;
     }
     q_conn_close(conn);
     msgpack_sbuffer_destroy(&buf);

@@ -6,5 +6,6 @@ int wk_cmd_run(int argc, char **argv);
 int wk_cmd_submit(int argc, char **argv);
 int wk_cmd_stats(int argc, char **argv);
 int wk_cmd_dead(int argc, char **argv);
+int wk_cmd_result(int argc, char **argv);
 
 #endif

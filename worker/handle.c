@@ -54,7 +54,7 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
     char err[Q_ERR_LEN];
     d->ttl_s = (long)w->cfg.result_ttl_s;
     d->maxlen = (long)w->cfg.results_maxlen;
-    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, d };
+    q_dead_letter dl = { dead_reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, d };
     bool retried = false, published = false;
     for (;;) {
         int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
@@ -128,7 +128,7 @@ static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, reason, (long)w->cfg.dead_maxlen, NULL };
+    q_dead_letter dl = { reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, NULL };
     int rc;
     while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
            !atomic_load(&w->hard))
@@ -282,6 +282,18 @@ void wk_handle(wk_slot *s, q_entry *e)
     b.max_job_bytes = w->cfg.max_job_bytes;
     q_job job;
     int rc = q_job_decode(e->job, e->job_len, &b, &job, err, sizeof err);
+    if (e->job_bytes > e->job_len) {
+        /* Cut before it left Redis: its id, if any, from its first bytes. */
+        char id[sizeof job.id];
+        bool has_id = job.has_id;
+        memcpy(id, job.id, sizeof id);
+        q_job_free(&job);
+        job.has_id = has_id;
+        memcpy(job.id, id, sizeof id);
+        rc = -1;
+        snprintf(err, sizeof err, "job: %zu bytes exceeds the limit of %" PRIu64 " (--max-job-bytes)", e->job_bytes,
+                 w->cfg.max_job_bytes);
+    }
     if (e->attempt > (long long)w->cfg.max_deliveries) {
         snprintf(reason, sizeof reason, "given up after %lld deliveries (max %" PRIu64 "): the sandbox kept failing",
                  e->attempt - 1, w->cfg.max_deliveries);

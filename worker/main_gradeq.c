@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
     { "run", wk_cmd_run, "run one program in the sandbox, here" },
     { "submit", wk_cmd_submit, "queue a job in Redis (and wait for its result)" },
+    { "result", wk_cmd_result, "the result of a job submitted earlier (--wait: wait for it)" },
     { "stats", wk_cmd_stats, "the queue and its workers (--watch: refreshed)" },
     { "dead", wk_cmd_dead, "list, show, requeue or purge dead letters" },
 };

@@ -53,8 +53,8 @@ static void *job_thread(void *arg)
         q_entry e = { 0 };
         int rc = 0;
         if (now_ms() >= next_claim) {
-            rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor, &e, err,
-                         sizeof err);
+            rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor,
+                         (size_t)w->cfg.max_job_bytes, &e, err, sizeof err);
             /* After a successful claim, claim again at once: a dead
              * worker's entries come back as fast as threads free up. */
             next_claim = rc == 1 ? 0 : now_ms() + claim_every;
@@ -62,7 +62,8 @@ static void *job_thread(void *arg)
                 wk_log(WK_LOG_INFO, "claimed entry %s (delivery %lld) from a silent worker", e.id, e.attempt);
         }
         if (rc == 0)
-            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, &e, err, sizeof err);
+            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, (size_t)w->cfg.max_job_bytes, &e, err,
+                         sizeof err);
         if (rc == 1)
             wk_handle(s, &e);
         else if (rc < 0 && !atomic_load(&w->stop)) {
