@@ -169,16 +169,16 @@ static const q_script script_claim = {
     "return {start}\n",
 };
 
-/* Resets the idle time of entries ARGV[2..] that consumer ARGV[1] still
- * owns (fenced like publish). XCLAIM with min-idle 0 and JUSTID resets the
- * idle time without bumping the delivery count, and replies {} if the
- * entry was deleted meanwhile.
+/* Resets the idle time of each entry ARGV[2i] that consumer ARGV[2i-1]
+ * still owns (fenced like publish). XCLAIM with min-idle 0 and JUSTID
+ * resets the idle time without bumping the delivery count, and replies {}
+ * if the entry was deleted meanwhile.
  * Reply: one 1 (still owned) or 0 (lost) per entry. */
 static const q_script script_touch = {
     "touch",
-    "local jobs, consumer, out = KEYS[1], ARGV[1], {}\n"
-    "for i = 2, #ARGV do\n"
-    "  local id, owned = ARGV[i], 0\n"
+    "local jobs, out = KEYS[1], {}\n"
+    "for i = 1, #ARGV - 1, 2 do\n"
+    "  local consumer, id, owned = ARGV[i], ARGV[i + 1], 0\n"
     "  if #redis.call('XPENDING', jobs, 'workers', id, id, 1, consumer) == 1 then\n"
     "    owned = #redis.call('XCLAIM', jobs, 'workers', consumer, 0, id, 'JUSTID')\n"
     "  end\n"
@@ -422,11 +422,9 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
     return 1;
 }
 
-int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char *const *ids,
+int q_touch_many(q_conn *c, const char *prefix, const char *const *consumers, const char *const *ids,
                  size_t n, int *owned, char *err, size_t errlen)
 {
-    if (check_owner(prefix, consumer, NULL, err, errlen) < 0)
-        return -1;
     if (n > Q_TOUCH_MAX)
         return q_fail(err, errlen, "queue: at most %d entries per touch", Q_TOUCH_MAX);
     if (n == 0)
@@ -436,10 +434,10 @@ int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char
     q_args a;
     q_args_init(&a);
     q_args_str(&a, jobs);
-    q_args_str(&a, consumer);
     for (size_t i = 0; i < n; i++) {
-        if (check_entry_id(ids[i], err, errlen) < 0)
+        if (check_owner(prefix, consumers[i], ids[i], err, errlen) < 0)
             return -1;
+        q_args_str(&a, consumers[i]);
         q_args_str(&a, ids[i]);
     }
     redisReply *r = q_eval(c, &script_touch, 1, &a, err, errlen);
@@ -460,7 +458,7 @@ int q_touch(q_conn *c, const char *prefix, const char *consumer, const char *ent
             char *err, size_t errlen)
 {
     int owned;
-    return q_touch_many(c, prefix, consumer, &entry_id, 1, &owned, err, errlen);
+    return q_touch_many(c, prefix, &consumer, &entry_id, 1, &owned, err, errlen);
 }
 
 /* The keys LUA_DELIVER needs after the caller's own (rate, results,

@@ -109,9 +109,10 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
 int q_touch(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
             char *err, size_t errlen);
 
-/* q_touch for up to Q_TOUCH_MAX entries in one round trip: owned[i] is
- * 1 or 0 for ids[i]. Returns how many are still owned, or -1. */
-int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char *const *ids,
+/* q_touch for up to Q_TOUCH_MAX entries in one round trip, each of its
+ * own consumer: owned[i] is 1 or 0 for consumers[i] owning ids[i].
+ * Returns how many are still owned, or -1. */
+int q_touch_many(q_conn *c, const char *prefix, const char *const *consumers, const char *const *ids,
                  size_t n, int *owned, char *err, size_t errlen);
 
 /* A job's encoded result (opaque bytes) and where it goes. */

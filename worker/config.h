@@ -4,6 +4,10 @@
 #ifndef GRADEQ_WORKER_CONFIG_H
 #define GRADEQ_WORKER_CONFIG_H
 
+/* Both commands' version (gradeq --version, gradeq-worker --version, the
+ * worker's registry entry). */
+#define WK_VERSION "0.1"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

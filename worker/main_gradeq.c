@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "worker/commands.h"
+#include "worker/config.h"
 
 static const struct {
     const char *name;
@@ -22,7 +23,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: gradeq COMMAND [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-    fprintf(f, "\n`gradeq COMMAND --help` for its options.\n");
+    fprintf(f, "\n`gradeq COMMAND --help` for its options; `gradeq --version`.\n");
 }
 
 int main(int argc, char **argv)
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "--version") == 0)
+        return printf("gradeq %s\n", WK_VERSION), 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define WK_HIST_BUCKETS 14
+#define WK_HIST_BUCKETS 21
 
 typedef struct wk_hist {
     atomic_ullong count[WK_HIST_BUCKETS + 1]; /* per bucket; the last is +Inf */

@@ -241,14 +241,18 @@ static void test_touch_keeps_entry(void **state)
     make_idle(c, e1.id, "A", "60000");
     make_idle(c, e2.id, "A", "60000");
 
-    const char *ids[] = { e1.id, e2.id, "1-1" /* never delivered */ };
-    int owned[3] = { -1, -1, -1 };
+    /* One round trip for the entries of several consumers (the slots of
+     * one worker), each fenced by its own. */
+    const char *ids[] = { e1.id, e2.id, "1-1" /* never delivered */, e2.id };
+    const char *who[] = { "A", "A", "A", "B" /* not B's */ };
+    int owned[4] = { -1, -1, -1, -1 };
     unsigned long rt = q_conn_round_trips(c);
-    assert_int_equal(q_touch_many(c, P, "A", ids, 3, owned, err, sizeof err), 2);
+    assert_int_equal(q_touch_many(c, P, who, ids, 4, owned, err, sizeof err), 2);
     assert_int_equal(q_conn_round_trips(c) - rt, 1);
     assert_int_equal(owned[0], 1);
     assert_int_equal(owned[1], 1);
     assert_int_equal(owned[2], 0);
+    assert_int_equal(owned[3], 0);
     q_cursor cur = { "" };
     assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &got, err, sizeof err), 0);
     assert_int_equal(delivery_count(c, e1.id, owner), 1); /* touch is no delivery */
@@ -260,8 +264,11 @@ static void test_touch_keeps_entry(void **state)
     const char *many[Q_TOUCH_MAX + 1];
     for (int i = 0; i <= Q_TOUCH_MAX; i++)
         many[i] = e1.id;
+    const char *as[Q_TOUCH_MAX + 1];
+    for (int i = 0; i <= Q_TOUCH_MAX; i++)
+        as[i] = "A";
     int o[Q_TOUCH_MAX + 1];
-    assert_int_equal(q_touch_many(c, P, "A", many, Q_TOUCH_MAX + 1, o, err, sizeof err), -1);
+    assert_int_equal(q_touch_many(c, P, as, many, Q_TOUCH_MAX + 1, o, err, sizeof err), -1);
     q_entry_free(&e1);
     q_entry_free(&e2);
     q_conn_close(c);
