@@ -40,16 +40,18 @@
     "redis.call('XDEL', jobs, entry)\n"
 
 /* Hands the result to the waiter (a one-element list, so a resubmitted job
- * id never serves a stale result first) and to P:results, counts it under
+ * id never serves a stale result first; none when ttl is 0) and to P:results, counts it under
  * its status and `jobs`, and in the per-second ring P:rate: slot now % 64
  * holds t<slot> = the second it counts and n<slot> = the count, so the
  * hash never exceeds 128 fields and needs no per-second keys. Expects
  * locals stats, rate, results, reslist, job_id, status, result, ttl,
  * maxlen. */
 #define LUA_DELIVER                                                                    \
-    "redis.call('DEL', reslist)\n"                                                     \
-    "redis.call('RPUSH', reslist, result)\n"                                           \
-    "redis.call('EXPIRE', reslist, ttl)\n"                                             \
+    "if tonumber(ttl) > 0 then\n"                                                      \
+    "  redis.call('DEL', reslist)\n"                                                   \
+    "  redis.call('RPUSH', reslist, result)\n"                                         \
+    "  redis.call('EXPIRE', reslist, ttl)\n"                                           \
+    "end\n"                                                                            \
     "redis.call('XADD', results, 'MAXLEN', '~', maxlen, '*', 'id', job_id,\n"          \
     "           'result', result)\n"                                                   \
     "redis.call('HINCRBY', stats, status, 1)\n"                                        \
@@ -222,8 +224,8 @@ static int check_result(const q_delivery *r, char *err, size_t errlen)
      * (`jobs` cannot clash: it is lower case). */
     if (!strcmp(r->status, "DEAD") || !strcmp(r->status, "LOST"))
         return q_fail(err, errlen, "queue: status \"%s\" is reserved", r->status);
-    if ((!r->data && r->len && r->niov <= 0) || r->niov > Q_IOV_MAX || r->ttl_s <= 0 || r->maxlen <= 0)
-        return q_fail(err, errlen, "queue: result needs data, ttl_s > 0 and maxlen > 0");
+    if ((!r->data && r->len && r->niov <= 0) || r->niov > Q_IOV_MAX || r->ttl_s < 0 || r->maxlen <= 0)
+        return q_fail(err, errlen, "queue: result needs data, ttl_s >= 0 and maxlen > 0");
     return 0;
 }
 

@@ -123,7 +123,7 @@ typedef struct q_delivery {
     size_t len;
     const struct iovec *iov; /* or, when niov > 0, the bytes in pieces, sent */
     int niov;                /* from where they are (see q_args_iov) */
-    long ttl_s;              /* lifetime of P:result:<job_id>, > 0 */
+    long ttl_s;              /* lifetime of P:result:<job_id>; 0: no such list */
     long maxlen;             /* approximate cap of P:results, > 0 */
 } q_delivery;
 

@@ -30,6 +30,7 @@ static const option options[] = {
     { "name", T_STR, F(name), NULL, "worker name (default hostname:pid)" },
     { "threads", T_UINT, F(threads), NULL, "jobs run at once (default: the CPUs this process may use)" },
     { "result-ttl", T_UINT, F(result_ttl_s), "86400", "seconds P:result:<id> is kept" },
+    { "result-lists", T_BOOL, F(result_lists), "yes", "write P:result:<id> (no: results only in P:results)" },
     { "results-maxlen", T_UINT, F(results_maxlen), "100000", "approximate length cap of P:results" },
     { "dead-maxlen", T_UINT, F(dead_maxlen), "100000", "approximate length cap of P:dead" },
     { "max-job-bytes", T_SIZE, F(max_job_bytes), "64M", "largest job accepted" },

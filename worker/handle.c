@@ -52,7 +52,7 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    d->ttl_s = (long)w->cfg.result_ttl_s;
+    d->ttl_s = w->cfg.result_lists ? (long)w->cfg.result_ttl_s : 0;
     d->maxlen = (long)w->cfg.results_maxlen;
     q_dead_letter dl = { dead_reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, d };
     bool retried = false, published = false, held = false;

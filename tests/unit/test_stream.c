@@ -346,6 +346,24 @@ static void test_entry_without_job_field(void **state)
 /* A job over the cap never leaves Redis whole: the worker gets its first
  * Q_JOB_KEEP bytes and its length, P:dead keeps no more (fetched waiting,
  * claimed, or arriving during a blocking read). */
+/* ttl 0 (the worker's --result-lists no): the result goes to P:results
+ * only, no per-job list is left behind. */
+static void test_publish_without_list(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "";
+    q_entry e;
+    sf_submit_fetch(c, P, "j", 1, "A", &e);
+    q_delivery d = sf_result_for("nolist", "OK", "r", 1);
+    d.ttl_s = 0;
+    assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), 1);
+    assert_int_equal(LL(c, "EXISTS", P ":result:nolist"), 0);
+    assert_int_equal(LL(c, "XLEN", P ":results"), 1);
+    q_entry_free(&e);
+    q_conn_close(c);
+}
+
 static void test_oversized_job_cut(void **state)
 {
     (void)state;
@@ -463,9 +481,9 @@ static void test_bad_arguments_write_nothing(void **state)
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
     assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
     d = sf_result_for("ok-id", "OK", "r", 1);
-    d.ttl_s = 0;
+    d.ttl_s = -1;
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
-    assert_non_null(strstr(err, "ttl_s > 0"));
+    assert_non_null(strstr(err, "ttl_s >= 0"));
     d.ttl_s = 60;
     assert_int_equal(q_publish(c, P, "A", "12-x", &d, err, sizeof err), -1);
     assert_non_null(strstr(err, "bad entry id \"12-x\""));
@@ -528,6 +546,7 @@ int main(void)
         T(test_touch_keeps_entry),
         T(test_dead_letter),
         T(test_oversized_job_cut),
+        T(test_publish_without_list),
         T(test_entry_without_job_field),
         T(test_claim_counts_deleted_entries_lost),
         T(test_hash_tag_prefix),
