@@ -37,6 +37,25 @@ static void warn_isolation(const sbx_host *host)
             sbx_host_describe(host));
 }
 
+/* Without a memory cgroup the memory limit is an address-space rlimit: a
+ * program over it sees an allocation fail and usually dies its own way
+ * (Python's MemoryError, C++'s bad_alloc, an abort). As far as that can be
+ * told, from what the runtimes print, the verdict says MEMORY_LIMIT. */
+static void memory_limit_by_rlimit(sbx_result *r)
+{
+    static const char *const marks[] = { "MemoryError", "std::bad_alloc", "Cannot allocate memory",
+                                         "out of memory", "Out of memory" };
+    if ((r->isolation & SBX_ISO_CG_MEMORY) || (r->status != SBX_RUNTIME_ERROR && r->status != SBX_SIGNALED))
+        return;
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (r->stderr_buf && memmem(r->stderr_buf, r->stderr_len, marks[i], strlen(marks[i]))) {
+            r->status = SBX_MEMORY_LIMIT;
+            snprintf(r->error, sizeof r->error, "an allocation failed at the address-space limit (no memory "
+                                                "cgroup: told from the program's stderr)");
+            return;
+        }
+}
+
 /* --interactor: the program against it, each in its own box. */
 static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, const char **names)
 {
@@ -112,6 +131,7 @@ int wk_cmd_run(int argc, char **argv)
         rc = run_pair(host, box, &c, &w, names);
     } else {
         rc = sbx_run(box, &c.spec, &r);
+        memory_limit_by_rlimit(&r);
         wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
         c.json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
         sbx_result_free(&r);
