@@ -34,7 +34,7 @@ void wk_redis_failed(wk_worker *w, const char *who, const char *err)
         atomic_fetch_add(&w->redis_auth_errors, 1);
     uint64_t now = now_ms(), every = auth ? 10000 : 1000;
     atomic_ullong *last = auth ? &w->auth_logged_ms : &w->redis_logged_ms;
-    uint64_t then = atomic_load(last);
+    unsigned long long then = atomic_load(last);
     if (then && now - then < every)
         return;
     if (!atomic_compare_exchange_strong(last, &then, now))
