@@ -31,8 +31,13 @@ static int list(q_conn *c, const char *prefix, size_t n, bool json)
         putchar('[');
     for (int i = 0; i < k; i++) {
         if (json) {
-            printf("%s{\"id\":\"%s\",\"entry\":\"%s\",\"job_bytes\":%lld,\"reason\":", i ? "," : "", d[i].id,
-                   d[i].entry, d[i].job_len);
+            /* P:dead is a stream anyone with write access can add to:
+             * its fields are quoted, not trusted. */
+            printf("%s{\"id\":", i ? "," : "");
+            wk_json_string(stdout, d[i].id);
+            printf(",\"entry\":");
+            wk_json_string(stdout, d[i].entry);
+            printf(",\"job_bytes\":%lld,\"reason\":", d[i].job_len);
             wk_json_string(stdout, d[i].reason);
             putchar('}');
         } else {
@@ -58,7 +63,11 @@ static int show(q_conn *c, const char *prefix, const char *id, bool json)
     char jerr[Q_ERR_LEN] = "";
     int ok = job.data ? q_job_decode(job.data, job.len, NULL, &j, jerr, sizeof jerr) : -1;
     if (json) {
-        printf("{\"id\":\"%s\",\"entry\":\"%s\",\"job_bytes\":%lld,\"reason\":", d.id, d.entry, d.job_len);
+        printf("{\"id\":");
+        wk_json_string(stdout, d.id);
+        printf(",\"entry\":");
+        wk_json_string(stdout, d.entry);
+        printf(",\"job_bytes\":%lld,\"reason\":", d.job_len);
         wk_json_string(stdout, d.reason);
         printf(",\"job_cut\":%s,\"job_id\":", d.job_cut ? "true" : "false");
         j.has_id ? wk_json_string(stdout, j.id) : (void)fputs("null", stdout);

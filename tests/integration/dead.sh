@@ -23,6 +23,9 @@ check "requeue" '"$G" dead requeue "$id" | grep -q "^requeued as entry"'
 second=$(rcli --raw blpop gradeq:result:d1 30 | tr -d '\0')
 check "the requeued job gets a real answer" 'echo "$second" | grep -aq "OK" && ! echo "$second" | grep -aq SANDBOX_ERROR'
 check "it left the dead letters" '[ "$(rcli xlen gradeq:dead)" = 0 ]'
+rcli xadd gradeq:dead '*' entry 'a"b' reason 'x' >/dev/null
+check "dead list --json quotes what P:dead holds" '"$G" dead list --json | python3 -c "import json,sys; json.load(sys.stdin)"'
+rcli del gradeq:dead >/dev/null
 check "requeue of a missing id fails" '! "$G" dead requeue 1-1 2>/dev/null'
 rcli xadd gradeq:dead '*' entry 1-0 reason test >/dev/null
 rcli xadd gradeq:dead '*' entry 2-0 reason test >/dev/null
