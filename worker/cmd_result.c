@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "queue/job_id.h"
 #include "queue/result.h"
 #include "queue/stream.h"
 #include "worker/cli.h"
@@ -71,6 +72,8 @@ int wk_cmd_result(int argc, char **argv)
     }
     if (!id)
         return wk_usage_error("result", "which job? (gradeq result ID)");
+    if (!q_id_valid(id, strlen(id)))
+        return wk_usage_error("result", "a job id is 1..%d bytes of %s", Q_ID_MAX, Q_ID_CHARS);
     char err[Q_ERR_LEN];
     int code;
     q_conn *c = wk_cli_connect(redis, &code, err, sizeof err);

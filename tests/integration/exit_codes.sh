@@ -16,7 +16,7 @@ check "--version on both" '"$G" --version | grep -qx "gradeq [0-9.]*" && "$B/gra
 
 NOWHERE="unix://$T/none.sock"
 check "2: a bad option, each command" \
-    '[ "$(code "$G" run --bogus -- /bin/true)$(code "$G" submit --bogus -- /bin/true)$(code "$G" stats --bogus)$(code "$G" dead list --bogus)$(code "$G" result)" = 22222 ]'
+    '[ "$(code "$G" run --bogus -- /bin/true)$(code "$G" submit --bogus -- /bin/true)$(code "$G" stats --bogus)$(code "$G" dead list --bogus)$(code "$G" result)$(code "$G" result "a b")" = 222222 ]'
 check "2: a malformed URL, each client command" \
     '[ "$(code "$G" submit --redis http://x -- /bin/true)$(code "$G" stats --redis http://x)$(code "$G" dead list --redis http://x)$(code "$G" result j --redis http://x)" = 2222 ]'
 check "2: a usage error is one line and a hint" '[ "$("$G" run --bogus -- x 2>&1 | wc -l)" = 2 ] && "$G" run --bogus -- x 2>&1 | grep -q "Try .gradeq run --help."'
