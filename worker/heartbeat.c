@@ -20,10 +20,7 @@
 
 #define BEAT_MS 2000
 
-/* Marks slot s lost, but only if it still runs entry: a slot that
- * finished that job and began another meanwhile must keep its new result.
- * Under the slot's lock, as run_job sets and clears its entry. */
-static void mark_lost(wk_slot *s, const char *entry)
+bool wk_slot_mark_lost(wk_slot *s, const char *entry)
 {
     pthread_mutex_lock(&s->mu);
     bool same = strcmp(s->entry, entry) == 0;
@@ -32,6 +29,7 @@ static void mark_lost(wk_slot *s, const char *entry)
     pthread_mutex_unlock(&s->mu);
     if (same)
         wk_log(WK_LOG_WARN, "entry %s was taken from %s while it ran", entry, s->consumer);
+    return same;
 }
 
 /* Every running entry in one round trip per Q_TOUCH_MAX slots. */
@@ -62,7 +60,7 @@ static void touch_running(wk_worker *w, q_conn *c)
         }
         for (size_t k = 0; k < n; k++)
             if (!owned[k])
-                mark_lost(slots[k], ids[k]);
+                wk_slot_mark_lost(slots[k], ids[k]);
     }
 }
 

@@ -31,6 +31,12 @@ typedef struct wk_slot {
     atomic_bool running;           /* the thread has not returned */
 } wk_slot;
 
+/* Marks the slot lost when it still runs `entry` (the heartbeat found the
+ * entry taken), under the slot's lock as run_job sets and clears it: a
+ * slot that finished that job and began another meanwhile keeps its new
+ * result. True when it marked. (heartbeat.c) */
+bool wk_slot_mark_lost(wk_slot *s, const char *entry);
+
 /* Result statuses past the sandbox's own, for the counters. */
 enum { WK_WRONG_ANSWER = SBX_SANDBOX_ERROR + 1, WK_INTERACTOR_ERROR, WK_BAD_JOB, WK_NSTATUS };
 
