@@ -71,6 +71,10 @@ check "job: INTERACTOR_ERROR through Redis" \
     '"$G" submit --wait 30 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
 check "job: the interactor in the result" \
     '"$G" submit --wait 30 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
+check "job: --interactor-cpu-ms travels as interactor.limits" \
+    '"$G" submit --wait 30 --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR.*TIME_LIMIT"'
+check "job: the judge rejecting first, the program failing after: WRONG_ANSWER" \
+    '"$G" submit --wait 30 --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
 t=$("$G" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "job: transcript through Redis" 'echo "$t" | grep -q "^> 9\$"'
 exit $FAIL
