@@ -15,7 +15,7 @@ trap cleanup EXIT INT TERM
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 say "gradeq run: one program in the sandbox, no Redis"
-"$B/gradeq" run -- /bin/sh -c 'echo "hello from $(hostname), uid $(id -u), in $(pwd)"; ls /'
+"$B/gradeq" run -- /bin/sh -c 'echo "hello from $(hostname), uid $(id -u), in $(pwd)"; ls /' </dev/null
 
 say "starting a private redis-server and a worker (2 threads)"
 redis-server --port 0 --unixsocket "$T/redis.sock" --save '' --appendonly no --daemonize yes \

@@ -1,12 +1,14 @@
 /* dead.c -- operators' view of the dead letters (P:dead).
  *
  * Listing runs in a script that returns each entry's reason and the length
- * of its job, never the job itself: a listing of a thousand 64 MiB jobs
+ * of its job (job_bytes for one cut at the worker's cap), never the job
+ * itself: a listing of a thousand 64 MiB jobs
  * stays a few kilobytes (hiredis 0.14 aborts when a reply cannot be
  * allocated). Requeueing is one script too, so a job is never both in
  * P:jobs and in P:dead, nor in neither.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "queue/dead.h"
@@ -21,7 +23,8 @@ static const q_script list_script = {
     "  for i = 1, #f, 2 do\n"
     "    if f[i] == 'entry' then entry = f[i + 1]\n"
     "    elseif f[i] == 'reason' then reason = string.sub(f[i + 1], 1, tonumber(ARGV[2]))\n"
-    "    elseif f[i] == 'job' then len = #f[i + 1] end\n"
+    "    elseif f[i] == 'job' and len < 0 then len = #f[i + 1]\n"
+    "    elseif f[i] == 'job_bytes' then len = tonumber(f[i + 1]) end\n"
     "  end\n"
     "  out[#out + 1] = {e[1], entry, reason, len}\n"
     "end\n"
@@ -33,7 +36,10 @@ static const q_script requeue_script = {
     "local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])[1]\n"
     "if not e then return 0 end\n"
     "local f, job = e[2], nil\n"
-    "for i = 1, #f, 2 do if f[i] == 'job' then job = f[i + 1] end end\n"
+    "for i = 1, #f, 2 do\n"
+    "  if f[i] == 'job' and not job then job = f[i + 1] end\n"
+    "  if f[i] == 'job_bytes' then return 0 end\n" /* only its first bytes were kept */
+    "end\n"
     "if not job then return 0 end\n"
     "local id = redis.call('XADD', KEYS[2], '*', 'job', job)\n"
     "redis.call('XDEL', KEYS[1], ARGV[1])\n"
@@ -64,12 +70,14 @@ int q_dead_list(q_conn *c, const char *prefix, size_t n, q_dead_info *out, char 
     q_args a;
     q_args_init(&a);
     q_args_str(&a, k);
-    q_args_ll(&a, (long long)(n > Q_DEAD_LIST_MAX ? Q_DEAD_LIST_MAX : n));
+    size_t want = n > Q_DEAD_LIST_MAX ? Q_DEAD_LIST_MAX : n;
+    q_args_ll(&a, (long long)want);
     q_args_ll(&a, Q_REASON_MAX);
     redisReply *r = q_eval(c, &list_script, 1, &a, err, errlen);
     if (!r)
         return -1;
-    if (r->type != REDIS_REPLY_ARRAY || r->elements > Q_DEAD_LIST_MAX)
+    /* out holds the caller's n, whatever the reply claims. */
+    if (r->type != REDIS_REPLY_ARRAY || r->elements > want)
         return q_bad_reply(r, "dead-list", err, errlen);
     for (size_t i = 0; i < r->elements; i++) {
         redisReply *e = r->element[i];
@@ -122,10 +130,14 @@ int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info,
             q_copy_str(info->entry, sizeof info->entry, val);
         else if (strcmp(name->str, "reason") == 0)
             q_copy_str(info->reason, sizeof info->reason, val);
-        else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING) {
+        else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING && !job->data) {
             job->data = val->str;
             job->len = val->len;
-            info->job_len = (long long)val->len;
+            if (info->job_len < 0)
+                info->job_len = (long long)val->len;
+        } else if (strcmp(name->str, "job_bytes") == 0 && val->type == REDIS_REPLY_STRING) {
+            info->job_len = strtoll(val->str, NULL, 10);
+            info->job_cut = true;
         }
     }
     job->reply = r; /* the job's bytes live in the reply */

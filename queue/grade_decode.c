@@ -15,6 +15,7 @@
 #include "queue/codec_util.h"
 #include "queue/grade.h"
 #include "queue/job_decode.h"
+#include "queue/prescan.h"
 
 enum { G_TESTS, G_COMPILE, G_CHECKER, G_STOP, G_LANGUAGE, G_SOURCE, G_ARGV, G_KEYS };
 static const char *const grade_keys[G_KEYS] = {
@@ -66,6 +67,7 @@ static int decode_test(const msgpack_object *o, size_t i, q_test *t, q_job_dec *
     if (o->type != MSGPACK_OBJECT_MAP)
         return DFAIL(d, "tests[%zu]: not a map", i);
     dups = q_map_fields(&o->via.map, test_keys, T_KEYS, v);
+    q_nil_absent(v, T_KEYS);
     if (dups)
         return DFAIL(d, "tests[%zu]: duplicate key \"%s\"", i, test_keys[__builtin_ctz(dups)]);
     if (decode_name(v[T_NAME], i, pre, t, d) < 0)
@@ -189,6 +191,7 @@ int q_grade_decode(const msgpack_object *root, q_job *j, q_job_dec *d)
     unsigned dups = q_map_fields(&root->via.map, grade_keys, G_KEYS, v);
     q_grade *g;
 
+    q_nil_absent(v, G_KEYS);
     if (dups)
         return DFAIL(d, "job: duplicate key \"%s\"", grade_keys[__builtin_ctz(dups)]);
     if (!v[G_TESTS]) {

@@ -2,22 +2,24 @@
  * encoded by the `gradeq submit` client.
  *
  * Wire format: one msgpack map with string keys; str and bin are accepted
- * alike wherever bytes or text are expected, and unknown keys are ignored.
+ * alike wherever bytes or text are expected. In every map (the job, limits,
+ * interactor) unknown keys are ignored and a nil value is an absent field.
  *   id                str, required: 1..Q_ID_MAX bytes of [A-Za-z0-9._:-]
  *                     (the rule of job_id.h, shared with stream.h)
  *   argv              array of strings, required (but with a grading
- *                     language: grade.h), non-empty, no NUL bytes
+ *                     language: grade.h), non-empty, no NUL bytes; with
+ *                     env within the Q_EXEC_ limits below
  *   files             map path -> bytes; a path is relative, at most 255
  *                     bytes, with no empty, "." or ".." component and no NUL
  *   stdin             bytes
  *   env               map name -> value; name non-empty, no '=' or NUL;
  *                     value no NUL
- *   limits            map, any of q_limit_names -> non-negative integer;
- *                     an unknown name is an error
+ *   limits            map, any of q_limit_names -> non-negative integer
+ *                     (or a float with a whole value)
  *   network           bool, default false
  *   interactor        map with argv (required), files and limits, checked
  *                     as the job's
- *   transcript_bytes  non-negative integer, default 0
+ *   transcript_bytes  non-negative integer (or whole float), default 0
  * A key present twice in any of these maps is an error: two readers could
  * otherwise disagree on which one counts. So is a file path that another
  * path uses as a directory ("a" and "a/b").
@@ -41,6 +43,15 @@
 #include "queue/prescan.h"
 
 #define Q_PATH_MAX 255
+/* What execve and the sandbox can take, checked when decoding: argv and
+ * env together at most Q_EXEC_BYTES_MAX bytes, each string counted with
+ * its NUL (a job without env is counted with Q_EXEC_DEFAULT_ENV for the
+ * default environment), and no one string of Q_EXEC_STRING_MAX bytes or
+ * more (the kernel's MAX_ARG_STRLEN, NUL included). The interactor's argv
+ * is counted on its own, with the default environment. */
+#define Q_EXEC_BYTES_MAX (255u * 1024)
+#define Q_EXEC_DEFAULT_ENV 1024u
+#define Q_EXEC_STRING_MAX (128u * 1024)
 
 enum {
     Q_LIM_CPU_MS,

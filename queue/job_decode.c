@@ -100,7 +100,6 @@ static int limit_index(const char *p, size_t n)
 
 int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_job_dec *d)
 {
-    char q[Q_QUOTE_LEN];
     const msgpack_object_kv *kv;
     const char *p;
     size_t n;
@@ -115,13 +114,12 @@ int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_
         if (!q_bytes(&kv->key, &p, &n))
             return DFAIL(d, "%slimits: key %zu not a string", pre, i);
         li = limit_index(p, n);
-        if (li < 0)
-            return DFAIL(d, "%slimits[%s]: unknown limit", pre, q_quote(q, p, n));
+        if (li < 0 || kv->val.type == MSGPACK_OBJECT_NIL)
+            continue; /* unknown keys are ignored, nil is absent, as everywhere */
         if (pg->limits_present & (1u << li))
             return DFAIL(d, "%slimits.%s: duplicate key", pre, q_limit_names[li]);
-        if (kv->val.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        if (q_whole_number(&kv->val, &pg->limits[li]) < 0)
             return DFAIL(d, "%slimits.%s: not a non-negative integer", pre, q_limit_names[li]);
-        pg->limits[li] = kv->val.via.u64;
         pg->limits_present |= 1u << li;
     }
     return 0;
@@ -233,6 +231,24 @@ static int decode_env(const msgpack_object *o, q_job *j, q_job_dec *d)
     return check_env_unique(j, d);
 }
 
+/* The Q_EXEC_ limits of job.h for one argv and its environment. */
+static int check_exec_size(const char *pre, char *const *argv, char *const *env, q_job_dec *d)
+{
+    size_t total = env ? 0 : Q_EXEC_DEFAULT_ENV;
+    for (int pass = 0; pass < 2; pass++)
+        for (char *const *v = pass ? env : argv; v && *v; v++) {
+            size_t n = strlen(*v) + 1;
+            if (n >= Q_EXEC_STRING_MAX)
+                return DFAIL(d, "%s%s: a string of %zu bytes exceeds the limit of %u per string", pre,
+                             pass ? "env" : "argv", n - 1, Q_EXEC_STRING_MAX - 1);
+            total += n;
+        }
+    if (total > Q_EXEC_BYTES_MAX)
+        return DFAIL(d, "%sargv and env: %zu bytes (each string with its NUL) exceed the limit of %u", pre, total,
+                     Q_EXEC_BYTES_MAX);
+    return 0;
+}
+
 int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char *pre, q_prog *pg, q_job_dec *d)
 {
     const msgpack_object *v[PROG_KEYS];
@@ -241,9 +257,10 @@ int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char 
     if (o->type != MSGPACK_OBJECT_MAP)
         return DFAIL(d, "%s: not a map", name);
     dups = q_map_fields(&o->via.map, job_keys, PROG_KEYS, v);
+    q_nil_absent(v, PROG_KEYS);
     if (dups)
         return DFAIL(d, "%s: duplicate key \"%s\"", name, job_keys[__builtin_ctz(dups)]);
-    return decode_prog(v, pre, pg, true, d);
+    return decode_prog(v, pre, pg, true, d) < 0 ? -1 : check_exec_size(pre, pg->argv, NULL, d);
 }
 
 static int decode_interactor(const msgpack_object *o, q_job *j, q_job_dec *d)
@@ -269,11 +286,8 @@ static int decode_scalars(const msgpack_object *const *v, q_job *j, q_job_dec *d
             return DFAIL(d, "network: not a boolean");
         j->network = v[K_NETWORK]->via.boolean;
     }
-    if (v[K_TRANSCRIPT]) {
-        if (v[K_TRANSCRIPT]->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return DFAIL(d, "transcript_bytes: not a non-negative integer");
-        j->transcript_bytes = v[K_TRANSCRIPT]->via.u64;
-    }
+    if (v[K_TRANSCRIPT] && q_whole_number(v[K_TRANSCRIPT], &j->transcript_bytes) < 0)
+        return DFAIL(d, "transcript_bytes: not a non-negative integer");
     return 0;
 }
 
@@ -285,6 +299,7 @@ static int decode_root(const msgpack_object *root, q_job *j, q_job_dec *d)
     if (root->type != MSGPACK_OBJECT_MAP)
         return DFAIL(d, "job: not a map");
     dups = q_map_fields(&root->via.map, job_keys, JOB_KEYS, v);
+    q_nil_absent(v, JOB_KEYS);
     if (dups & (1u << K_ID))
         return DFAIL(d, "job: duplicate key \"id\"");
     if (decode_id(v[K_ID], j, d) < 0)
@@ -293,9 +308,10 @@ static int decode_root(const msgpack_object *root, q_job *j, q_job_dec *d)
         return DFAIL(d, "job: duplicate key \"%s\"", job_keys[__builtin_ctz(dups)]);
     if (q_grade_decode(root, j, d) < 0 ||
         decode_prog(v, "", &j->prog, !(j->grade && j->grade->language), d) < 0 || decode_scalars(v, j, d) < 0 ||
-        decode_env(v[K_ENV], j, d) < 0)
+        decode_env(v[K_ENV], j, d) < 0 || check_exec_size("", j->prog.argv, j->env, d) < 0 ||
+        decode_interactor(v[K_INTERACTOR], j, d) < 0)
         return -1;
-    return decode_interactor(v[K_INTERACTOR], j, d);
+    return 0;
 }
 
 /* For bytes q_unpack refused: the id from the entries of the top-level map

@@ -323,3 +323,26 @@ unsigned q_map_fields(const msgpack_object_map *m, const char *const *names, siz
     }
     return dups;
 }
+
+void q_nil_absent(const msgpack_object **slots, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (slots[i] && slots[i]->type == MSGPACK_OBJECT_NIL)
+            slots[i] = NULL;
+}
+
+int q_whole_number(const msgpack_object *o, uint64_t *out)
+{
+    if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+        *out = o->via.u64;
+        return 0;
+    }
+    if (o->type != MSGPACK_OBJECT_FLOAT32 && o->type != MSGPACK_OBJECT_FLOAT64)
+        return -1;
+    double f = o->via.f64;
+    /* 2^64 is exact as a double; NaN fails every comparison. */
+    if (!(f >= 0.0 && f < 18446744073709551616.0) || f != (double)(uint64_t)f)
+        return -1;
+    *out = (uint64_t)f;
+    return 0;
+}

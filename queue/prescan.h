@@ -78,4 +78,13 @@ bool q_bytes(const msgpack_object *o, const char **p, size_t *n);
 unsigned q_map_fields(const msgpack_object_map *m, const char *const *names, size_t n,
                       const msgpack_object **slots);
 
+/* Turns each nil among slots[0..n) into NULL: what Python's None and
+ * JavaScript's null become is an absent field. */
+void q_nil_absent(const msgpack_object **slots, size_t n);
+
+/* A non-negative integer, or a float with a whole value (Python's
+ * 2.5 * 1000) that fits in 64 bits, into *out. Returns 0, or -1 for
+ * anything else (a fraction, a negative number, not a number). */
+int q_whole_number(const msgpack_object *o, uint64_t *out);
+
 #endif

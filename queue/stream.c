@@ -19,6 +19,7 @@
  *   - An acked entry is always deleted in the same script, so XLEN P:jobs
  *     counts exactly the waiting and running jobs.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "queue/err.h"
@@ -39,16 +40,18 @@
     "redis.call('XDEL', jobs, entry)\n"
 
 /* Hands the result to the waiter (a one-element list, so a resubmitted job
- * id never serves a stale result first) and to P:results, counts it under
+ * id never serves a stale result first; none when ttl is 0) and to P:results, counts it under
  * its status and `jobs`, and in the per-second ring P:rate: slot now % 64
  * holds t<slot> = the second it counts and n<slot> = the count, so the
  * hash never exceeds 128 fields and needs no per-second keys. Expects
  * locals stats, rate, results, reslist, job_id, status, result, ttl,
  * maxlen. */
 #define LUA_DELIVER                                                                    \
-    "redis.call('DEL', reslist)\n"                                                     \
-    "redis.call('RPUSH', reslist, result)\n"                                           \
-    "redis.call('EXPIRE', reslist, ttl)\n"                                             \
+    "if tonumber(ttl) > 0 then\n"                                                      \
+    "  redis.call('DEL', reslist)\n"                                                   \
+    "  redis.call('RPUSH', reslist, result)\n"                                         \
+    "  redis.call('EXPIRE', reslist, ttl)\n"                                           \
+    "end\n"                                                                            \
     "redis.call('XADD', results, 'MAXLEN', '~', maxlen, '*', 'id', job_id,\n"          \
     "           'result', result)\n"                                                   \
     "redis.call('HINCRBY', stats, status, 1)\n"                                        \
@@ -60,6 +63,39 @@
     "else\n"                                                                           \
     "  redis.call('HSET', rate, 't' .. slot, now, 'n' .. slot, 1)\n"                   \
     "end\n"
+
+/* A Lua function cut(fields, max, keep): the [name, value, ...] list of
+ * an entry with each value over max bytes cut to its first keep bytes and
+ * followed by a field <name>_bytes holding its length, so that a job over
+ * the worker's cap never travels to the worker (nor to P:dead) whole. */
+#define LUA_CUT                                                          \
+    "local function cut(f, max, keep)\n"                                 \
+    "  local out = {}\n"                                                 \
+    "  for i = 1, #f, 2 do\n"                                            \
+    "    local v = f[i + 1]\n"                                           \
+    "    if max > 0 and #v > max then\n"                                 \
+    "      out[#out + 1] = f[i]\n"                                       \
+    "      out[#out + 1] = string.sub(v, 1, keep)\n"                     \
+    "      out[#out + 1] = f[i] .. '_bytes'\n"                           \
+    "      out[#out + 1] = tostring(#v)\n"                               \
+    "    else\n"                                                         \
+    "      out[#out + 1] = f[i]\n"                                       \
+    "      out[#out + 1] = v\n"                                          \
+    "    end\n"                                                          \
+    "  end\n"                                                            \
+    "  return out\n"                                                     \
+    "end\n"
+
+/* Reads one new entry for the consumer without blocking, its fields cut
+ * (LUA_CUT) at ARGV[2] bytes to ARGV[3]. Reply: nil, or {id, fields}. */
+static const q_script script_fetch = {
+    "fetch",
+    LUA_CUT
+    "local r = redis.call('XREADGROUP', 'GROUP', 'workers', ARGV[1], 'COUNT', 1, 'STREAMS', KEYS[1], '>')\n"
+    "if not r then return false end\n"
+    "local e = r[1][2][1]\n"
+    "return {e[1], cut(e[2], tonumber(ARGV[2]), tonumber(ARGV[3]))}\n",
+};
 
 /* Publishes a job's result if the caller still owns its entry.
  * Reply: 1 published, 0 not owned (nothing written). */
@@ -75,28 +111,38 @@ static const q_script script_publish = {
 };
 
 /* Dead-letters an entry the caller still owns: P:dead gets the entry id,
- * raw job and reason; DEAD is counted. With 3 more keys and 5 more args it
- * also publishes a result, so the waiter learns why.
- * Reply: 1 done, 0 not owned (nothing written). */
+ * the reason and every field of the entry, read here (a value over
+ * ARGV[5] bytes cut to ARGV[6], LUA_CUT); DEAD is counted. With 3 more
+ * keys and 5 more args it also publishes a result, so the waiter learns
+ * why. Reply: 1 done, 0 not owned (nothing written). */
 static const q_script script_dead = {
     "dead",
+    LUA_CUT
     "local jobs, stats, dead = KEYS[1], KEYS[2], KEYS[3]\n"
-    "local consumer, entry, job, reason, dead_maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]\n"
+    "local consumer, entry, reason, dead_maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4]\n"
     LUA_FENCE
-    "redis.call('XADD', dead, 'MAXLEN', '~', dead_maxlen, '*', 'entry', entry, 'job', job,\n"
-    "           'reason', reason)\n"
+    "local fields = {'entry', entry, 'reason', reason}\n"
+    "local e = redis.call('XRANGE', jobs, entry, entry)[1]\n"
+    "if e then\n"
+    "  for _, v in ipairs(cut(e[2], tonumber(ARGV[5]), tonumber(ARGV[6]))) do\n"
+    "    if #fields >= 132 then break end\n" /* 64 of its fields: unpack() has its limits */
+    "    fields[#fields + 1] = v\n"
+    "  end\n"
+    "end\n"
+    "redis.call('XADD', dead, 'MAXLEN', '~', dead_maxlen, '*', unpack(fields))\n"
     "redis.call('HINCRBY', stats, 'DEAD', 1)\n"
     LUA_RETIRE
     "if #KEYS == 6 then\n"
     "  local rate, results, reslist = KEYS[4], KEYS[5], KEYS[6]\n"
-    "  local job_id, status, result, ttl, maxlen = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]\n"
+    "  local job_id, status, result, ttl, maxlen = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]\n"
     LUA_DELIVER
     "end\n"
     "return 1\n",
 };
 
 /* Claims one entry idle for ARGV[2] ms or more, scanning the PEL from
- * ARGV[3]. XAUTOCLAIM COUNT 1 examines at most 10 PEL entries, so it is
+ * ARGV[3], its fields cut at ARGV[4] bytes to ARGV[5] (LUA_CUT).
+ * XAUTOCLAIM COUNT 1 examines at most 10 PEL entries, so it is
  * repeated up to 10 times (100 entries) to get past busy ones. Entries
  * deleted while pending come back in its third element, already dropped
  * from the PEL by Redis 7; they are counted as LOST. XAUTOCLAIM bumped the
@@ -104,6 +150,7 @@ static const q_script script_dead = {
  * Reply: {next-start} or {next-start, id, fields, delivery-count}. */
 static const q_script script_claim = {
     "claim",
+    LUA_CUT
     "local jobs, stats = KEYS[1], KEYS[2]\n"
     "local consumer, idle, start = ARGV[1], ARGV[2], ARGV[3]\n"
     "for _ = 1, 10 do\n"
@@ -115,7 +162,7 @@ static const q_script script_claim = {
     "  local e = r[2][1]\n"
     "  if e then\n"
     "    local p = redis.call('XPENDING', jobs, 'workers', e[1], e[1], 1)\n"
-    "    return {start, e[1], e[2], p[1][4]}\n"
+    "    return {start, e[1], cut(e[2], tonumber(ARGV[4]), tonumber(ARGV[5])), p[1][4]}\n"
     "  end\n"
     "  if start == '0-0' then\n"
     "    break\n"
@@ -124,16 +171,16 @@ static const q_script script_claim = {
     "return {start}\n",
 };
 
-/* Resets the idle time of entries ARGV[2..] that consumer ARGV[1] still
- * owns (fenced like publish). XCLAIM with min-idle 0 and JUSTID resets the
- * idle time without bumping the delivery count, and replies {} if the
- * entry was deleted meanwhile.
+/* Resets the idle time of each entry ARGV[2i] that consumer ARGV[2i-1]
+ * still owns (fenced like publish). XCLAIM with min-idle 0 and JUSTID
+ * resets the idle time without bumping the delivery count, and replies {}
+ * if the entry was deleted meanwhile.
  * Reply: one 1 (still owned) or 0 (lost) per entry. */
 static const q_script script_touch = {
     "touch",
-    "local jobs, consumer, out = KEYS[1], ARGV[1], {}\n"
-    "for i = 2, #ARGV do\n"
-    "  local id, owned = ARGV[i], 0\n"
+    "local jobs, out = KEYS[1], {}\n"
+    "for i = 1, #ARGV - 1, 2 do\n"
+    "  local consumer, id, owned = ARGV[i], ARGV[i + 1], 0\n"
     "  if #redis.call('XPENDING', jobs, 'workers', id, id, 1, consumer) == 1 then\n"
     "    owned = #redis.call('XCLAIM', jobs, 'workers', consumer, 0, id, 'JUSTID')\n"
     "  end\n"
@@ -177,8 +224,8 @@ static int check_result(const q_delivery *r, char *err, size_t errlen)
      * (`jobs` cannot clash: it is lower case). */
     if (!strcmp(r->status, "DEAD") || !strcmp(r->status, "LOST"))
         return q_fail(err, errlen, "queue: status \"%s\" is reserved", r->status);
-    if ((!r->data && r->len && r->niov <= 0) || r->niov > Q_IOV_MAX || r->ttl_s <= 0 || r->maxlen <= 0)
-        return q_fail(err, errlen, "queue: result needs data, ttl_s > 0 and maxlen > 0");
+    if ((!r->data && r->len && r->niov <= 0) || r->niov > Q_IOV_MAX || r->ttl_s < 0 || r->maxlen <= 0)
+        return q_fail(err, errlen, "queue: result needs data, ttl_s >= 0 and maxlen > 0");
     return 0;
 }
 
@@ -196,8 +243,14 @@ static int verdict(redisReply *r, const char *what, char *err, size_t errlen)
     return v;
 }
 
-/* Fills `out` from an entry's id and [field, value, ...] list. */
-static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields)
+static bool is_name(const redisReply *k, const char *name)
+{
+    return k->type == REDIS_REPLY_STRING && k->len == strlen(name) && !memcmp(k->str, name, k->len);
+}
+
+/* Fills `out` from an entry's id and [field, value, ...] list (cut by
+ * LUA_CUT, or whole from XREADGROUP: then cut here, so both look alike). */
+static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields, size_t max_job)
 {
     if (id->type != REDIS_REPLY_STRING || id->len >= Q_ID_LEN)
         return -1;
@@ -206,14 +259,21 @@ static int entry_from(q_entry *out, const redisReply *id, const redisReply *fiel
         return 0;
     for (size_t i = 0; i + 1 < fields->elements; i += 2) {
         const redisReply *k = fields->element[i], *v = fields->element[i + 1];
-        if (k->type == REDIS_REPLY_STRING && k->len == 3 && !memcmp(k->str, "job", 3) &&
-            v->type == REDIS_REPLY_STRING) {
+        if (v->type != REDIS_REPLY_STRING)
+            continue;
+        if (is_name(k, "job") && !out->has_job) {
             out->has_job = true;
             out->job = v->str;
             out->job_len = v->len;
-            return 0;
+            out->job_bytes = v->len;
+        } else if (is_name(k, "job_bytes") && out->has_job && out->job_bytes == out->job_len) {
+            unsigned long long n = strtoull(v->str, NULL, 10);
+            if (n > out->job_len)
+                out->job_bytes = (size_t)n;
         }
     }
+    if (max_job && out->job_len > max_job)
+        out->job_len = Q_JOB_KEEP < max_job ? Q_JOB_KEEP : max_job;
     return 0;
 }
 
@@ -248,7 +308,26 @@ int q_group_ensure(q_conn *c, const char *prefix, char *err, size_t errlen)
     return 0;
 }
 
-int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, q_entry *out,
+/* XREADGROUP's reply [[key, [[id, fields]]]] or the fetch script's
+ * {id, fields} into out (which then owns r). */
+static int fetched(redisReply *r, bool scripted, size_t max_job, q_entry *out, char *err, size_t errlen)
+{
+    const redisReply *e = r;
+    if (!scripted && (!q_is_array(r, 1) || !q_is_array(r->element[0], 2) ||
+                      !q_is_array(r->element[0]->element[1], 1)))
+        return q_bad_reply(r, "XREADGROUP", err, errlen);
+    if (!scripted)
+        e = r->element[0]->element[1]->element[0];
+    if (!q_is_array(e, 2) || entry_from(out, e->element[0], e->element[1], max_job) < 0) {
+        memset(out, 0, sizeof *out);
+        return q_bad_reply(r, scripted ? "the fetch script" : "XREADGROUP", err, errlen);
+    }
+    out->attempt = 1; /* a '>' read is always a first delivery */
+    out->reply = r;
+    return 1;
+}
+
+int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
             char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -259,6 +338,26 @@ int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, q
                       "socket timeout)", block_ms, q_conn_block_max_ms(c));
     char jobs[Q_KEY_MAX];
     q_mkkey(jobs, prefix, "jobs", NULL);
+    char why[Q_ERR_LEN]; /* read back below: the caller's err may be NULL */
+    /* First without blocking, in a script that cuts an oversized job
+     * before it leaves Redis; only an empty queue waits in XREADGROUP
+     * (blocking commands do not block in scripts), whose entry arrived
+     * meanwhile comes whole and is cut here. */
+    q_args s;
+    q_args_init(&s);
+    q_args_str(&s, jobs);
+    q_args_str(&s, consumer);
+    q_args_ll(&s, (long long)max_job);
+    q_args_ll(&s, Q_JOB_KEEP);
+    redisReply *r = q_eval(c, &script_fetch, 1, &s, why, sizeof why);
+    if (r && r->type != REDIS_REPLY_NIL)
+        return fetched(r, true, max_job, out, err, errlen);
+    if (r)
+        freeReplyObject(r);
+    else /* someone deleted P:jobs or the group: heal, report no job */
+        return !strstr(why, "NOGROUP") ? q_fail(err, errlen, "%s", why) : q_group_ensure(c, prefix, err, errlen);
+    if (block_ms == 0)
+        return 0;
     q_args a;
     q_args_init(&a);
     q_args_str(&a, "XREADGROUP");
@@ -274,32 +373,18 @@ int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, q
     q_args_str(&a, "STREAMS");
     q_args_str(&a, jobs);
     q_args_str(&a, ">");
-    char why[Q_ERR_LEN]; /* read back below: the caller's err may be NULL */
-    redisReply *r = q_command(c, &a, why, sizeof why);
-    if (!r) /* someone deleted P:jobs or the group: heal, report no job */
-        return strncmp(why, "redis: NOGROUP", 14) ? q_fail(err, errlen, "%s", why)
-                                                  : q_group_ensure(c, prefix, err, errlen);
+    r = q_command(c, &a, why, sizeof why);
+    if (!r)
+        return !strstr(why, "NOGROUP") ? q_fail(err, errlen, "%s", why) : q_group_ensure(c, prefix, err, errlen);
     if (r->type == REDIS_REPLY_NIL) {
         freeReplyObject(r);
         return 0;
     }
-    /* [[key, [[id, [field, value, ...]]]]] */
-    if (!q_is_array(r, 1) || !q_is_array(r->element[0], 2) ||
-        !q_is_array(r->element[0]->element[1], 1) ||
-        !q_is_array(r->element[0]->element[1]->element[0], 2))
-        return q_bad_reply(r, "XREADGROUP", err, errlen);
-    const redisReply *e = r->element[0]->element[1]->element[0];
-    if (entry_from(out, e->element[0], e->element[1]) < 0) {
-        memset(out, 0, sizeof *out);
-        return q_bad_reply(r, "XREADGROUP", err, errlen);
-    }
-    out->attempt = 1; /* a '>' read is always a first delivery */
-    out->reply = r;
-    return 1;
+    return fetched(r, false, max_job, out, err, errlen);
 }
 
 int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_ms,
-            q_cursor *cur, q_entry *out, char *err, size_t errlen)
+            q_cursor *cur, size_t max_job, q_entry *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (check_owner(prefix, consumer, cur->next[0] ? cur->next : NULL, err, errlen) < 0)
@@ -316,6 +401,8 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
     q_args_str(&a, consumer);
     q_args_ll(&a, idle_ms);
     q_args_str(&a, cur->next[0] ? cur->next : "0-0");
+    q_args_ll(&a, (long long)max_job);
+    q_args_ll(&a, Q_JOB_KEEP);
     redisReply *r = q_eval(c, &script_claim, 2, &a, err, errlen);
     if (!r)
         return -1;
@@ -328,7 +415,7 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
         return 0;
     }
     if (r->element[3]->type != REDIS_REPLY_INTEGER ||
-        entry_from(out, r->element[1], r->element[2]) < 0) {
+        entry_from(out, r->element[1], r->element[2], max_job) < 0) {
         memset(out, 0, sizeof *out);
         return q_bad_reply(r, "the claim script", err, errlen);
     }
@@ -337,11 +424,9 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
     return 1;
 }
 
-int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char *const *ids,
+int q_touch_many(q_conn *c, const char *prefix, const char *const *consumers, const char *const *ids,
                  size_t n, int *owned, char *err, size_t errlen)
 {
-    if (check_owner(prefix, consumer, NULL, err, errlen) < 0)
-        return -1;
     if (n > Q_TOUCH_MAX)
         return q_fail(err, errlen, "queue: at most %d entries per touch", Q_TOUCH_MAX);
     if (n == 0)
@@ -351,10 +436,10 @@ int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char
     q_args a;
     q_args_init(&a);
     q_args_str(&a, jobs);
-    q_args_str(&a, consumer);
     for (size_t i = 0; i < n; i++) {
-        if (check_entry_id(ids[i], err, errlen) < 0)
+        if (check_owner(prefix, consumers[i], ids[i], err, errlen) < 0)
             return -1;
+        q_args_str(&a, consumers[i]);
         q_args_str(&a, ids[i]);
     }
     redisReply *r = q_eval(c, &script_touch, 1, &a, err, errlen);
@@ -375,7 +460,7 @@ int q_touch(q_conn *c, const char *prefix, const char *consumer, const char *ent
             char *err, size_t errlen)
 {
     int owned;
-    return q_touch_many(c, prefix, consumer, &entry_id, 1, &owned, err, errlen);
+    return q_touch_many(c, prefix, &consumer, &entry_id, 1, &owned, err, errlen);
 }
 
 /* The keys LUA_DELIVER needs after the caller's own (rate, results,
@@ -429,7 +514,7 @@ int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entr
     if (check_owner(prefix, consumer, entry_id, err, errlen) < 0 ||
         (d->result && check_result(d->result, err, errlen) < 0))
         return -1;
-    if (!d->reason || (!d->job && d->job_len) || d->maxlen <= 0)
+    if (!d->reason || d->maxlen <= 0)
         return q_fail(err, errlen, "queue: dead letter needs a reason and maxlen > 0");
     char jobs[Q_KEY_MAX], stats[Q_KEY_MAX], dead[Q_KEY_MAX], dk[3][Q_KEY_MAX];
     q_mkkey(jobs, prefix, "jobs", NULL);
@@ -444,9 +529,10 @@ int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entr
         deliver_keys(&a, dk, prefix, d->result);
     q_args_str(&a, consumer);
     q_args_str(&a, entry_id);
-    q_args_bin(&a, d->job, d->job_len);
     q_args_bin(&a, d->reason, strnlen(d->reason, Q_REASON_MAX));
     q_args_ll(&a, d->maxlen);
+    q_args_ll(&a, (long long)d->max_job);
+    q_args_ll(&a, Q_JOB_KEEP);
     if (d->result)
         deliver_args(&a, d->result);
     return verdict(q_eval(c, &script_dead, d->result ? 6 : 3, &a, err, errlen), "dead", err,

@@ -12,7 +12,9 @@
  *                   decoder applies, so a client never waits for a
  *                   result no worker can publish.
  *   P:results       stream of every result (fields id, result), MAXLEN ~.
- *   P:dead          stream of dead letters (entry, job, reason), MAXLEN ~.
+ *   P:dead          stream of dead letters (entry, reason, then the entry's
+ *                   own fields, a job over the cap cut, job_bytes its
+ *                   length), MAXLEN ~.
  *   P:stats         hash of counters: one per result status, `jobs` (all
  *                   results), `DEAD` (dead letters), `LOST` (entries
  *                   deleted from P:jobs while a worker held them).
@@ -56,6 +58,7 @@
 #define Q_STATUS_MAX 32      /* result statuses: [A-Z0-9_]{1,32} */
 #define Q_REASON_MAX 512     /* longer dead-letter reasons are cut */
 #define Q_TOUCH_MAX 64       /* entries per q_touch_many call */
+#define Q_JOB_KEEP 4096      /* what is kept of a job over the cap (for its id, and P:dead) */
 
 /* One job entry. `job` borrows from the reply the entry owns: it stays
  * valid until q_entry_free. */
@@ -63,7 +66,8 @@ typedef struct q_entry {
     char id[Q_ID_LEN];
     bool has_job;            /* false: the entry has no `job` field */
     const char *job;         /* not NUL-terminated; NULL when !has_job */
-    size_t job_len;
+    size_t job_len;          /* bytes at job: all of them, or Q_JOB_KEEP of */
+    size_t job_bytes;        /* a job over the cap: its whole length */
     long long attempt;       /* delivery count: 1 on first delivery */
     struct redisReply *reply;/* private */
 } q_entry;
@@ -75,10 +79,13 @@ void q_entry_free(q_entry *e); /* a zeroed entry is fine */
 int q_group_ensure(q_conn *c, const char *prefix, char *err, size_t errlen);
 
 /* Reads one new job for `consumer`, blocking up to `block_ms` (0: do not
- * block; at most q_conn_block_max_ms). Returns 1 with `out` filled, 0 when
- * no job came, -1 on error. If P:jobs or the group was deleted, recreates
- * them and returns 0. */
-int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, q_entry *out,
+ * block; at most q_conn_block_max_ms). A job over max_job bytes (0: no
+ * cap) comes cut to its first Q_JOB_KEEP bytes, job_bytes saying how long
+ * it was; one already waiting is cut before it leaves Redis (only one that
+ * arrives while this call blocks is read whole). Returns 1 with `out`
+ * filled, 0 when no job came, -1 on error. If P:jobs or the group was
+ * deleted, recreates them and returns 0. */
+int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
             char *err, size_t errlen);
 
 /* Where q_claim resumes scanning the pending entries; zero it to start. */
@@ -90,10 +97,11 @@ typedef struct q_cursor {
  * (its worker died or stalled), in one round trip. out->attempt is the new
  * delivery count (2 for the first re-delivery). Successive calls walk the
  * whole pending list through `cur`. Entries deleted while pending are
- * dropped by Redis and counted in P:stats LOST. Returns 1, 0 (nothing to
+ * dropped by Redis and counted in P:stats LOST. A job over max_job is cut
+ * before it leaves Redis, as by q_fetch. Returns 1, 0 (nothing to
  * claim in this stretch of the list) or -1. */
 int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_ms,
-            q_cursor *cur, q_entry *out, char *err, size_t errlen);
+            q_cursor *cur, size_t max_job, q_entry *out, char *err, size_t errlen);
 
 /* Resets the idle time of `entry_id` if `consumer` still owns it, so a
  * running job is never claimed away from a live worker. Returns 1 (still
@@ -101,9 +109,10 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
 int q_touch(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
             char *err, size_t errlen);
 
-/* q_touch for up to Q_TOUCH_MAX entries in one round trip: owned[i] is
- * 1 or 0 for ids[i]. Returns how many are still owned, or -1. */
-int q_touch_many(q_conn *c, const char *prefix, const char *consumer, const char *const *ids,
+/* q_touch for up to Q_TOUCH_MAX entries in one round trip, each of its
+ * own consumer: owned[i] is 1 or 0 for consumers[i] owning ids[i].
+ * Returns how many are still owned, or -1. */
+int q_touch_many(q_conn *c, const char *prefix, const char *const *consumers, const char *const *ids,
                  size_t n, int *owned, char *err, size_t errlen);
 
 /* A job's encoded result (opaque bytes) and where it goes. */
@@ -114,7 +123,7 @@ typedef struct q_delivery {
     size_t len;
     const struct iovec *iov; /* or, when niov > 0, the bytes in pieces, sent */
     int niov;                /* from where they are (see q_args_iov) */
-    long ttl_s;              /* lifetime of P:result:<job_id>, > 0 */
+    long ttl_s;              /* lifetime of P:result:<job_id>; 0: no such list */
     long maxlen;             /* approximate cap of P:results, > 0 */
 } q_delivery;
 
@@ -125,12 +134,14 @@ typedef struct q_delivery {
 int q_publish(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
               const q_delivery *res, char *err, size_t errlen);
 
-/* A job that must not run again. */
+/* A job that must not run again. P:dead gets the entry's own fields as
+ * they are, read by the script (never sent by the worker): a value over
+ * max_job bytes (0: no cap) is cut to Q_JOB_KEEP bytes and followed by
+ * <name>_bytes, its length. */
 typedef struct q_dead_letter {
-    const void *job;         /* the raw bytes (NULL/0 if the entry had none) */
-    size_t job_len;
     const char *reason;      /* cut to Q_REASON_MAX bytes */
     long maxlen;             /* approximate cap of P:dead, > 0 */
+    size_t max_job;
     const q_delivery *result;  /* NULL, or a result to publish as q_publish does */
 } q_dead_letter;
 
@@ -156,9 +167,11 @@ typedef struct q_blob {
 
 void q_blob_free(q_blob *b); /* a zeroed blob is fine */
 
-/* Waits up to timeout_ms for the result of `job_id` and takes it from
- * P:result:<job_id> (BLPOP, in slices of q_conn_block_max_ms). Returns 1
- * with `out` filled, 0 on timeout, -1 on error or when stopping. */
+/* The result of `job_id` from P:result:<job_id>, left there for other
+ * readers: at once (timeout_ms 0), waiting up to timeout_ms, or without a
+ * limit (timeout_ms < 0), in BRPOPLPUSH slices of q_conn_block_max_ms.
+ * Returns 1 with `out` filled, 0 when there is none (in time), -1 on
+ * error or when stopping. */
 int q_wait_result(q_conn *c, const char *prefix, const char *job_id, long timeout_ms,
                   q_blob *out, char *err, size_t errlen);
 

@@ -52,7 +52,7 @@ int q_submit(q_conn *c, const char *prefix, const void *job, size_t len, long lo
         return q_bad_reply(r, "the submit script", err, errlen);
     const redisReply *v = r->element[1];
     if (r->element[0]->integer == 0 && v->type == REDIS_REPLY_INTEGER) {
-        (void)q_fail(err, errlen, "queue full: %lld entries waiting (max %lld)", v->integer,
+        (void)q_fail(err, errlen, "queue full: %lld jobs waiting or running (--max-queue %lld)", v->integer,
                      max_queue);
         freeReplyObject(r);
         return 0;
@@ -71,6 +71,21 @@ static long long mono_ms(void)
     return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
+/* The result as a blob, from an LINDEX or BRPOPLPUSH reply; 0 for nil. */
+static int result_from(redisReply *r, const char *what, q_blob *out, char *err, size_t errlen)
+{
+    if (r->type == REDIS_REPLY_NIL) {
+        freeReplyObject(r);
+        return 0;
+    }
+    if (r->type != REDIS_REPLY_STRING)
+        return q_bad_reply(r, what, err, errlen);
+    out->data = r->str;
+    out->len = r->len;
+    out->reply = r;
+    return 1;
+}
+
 int q_wait_result(q_conn *c, const char *prefix, const char *job_id, long timeout_ms,
                   q_blob *out, char *err, size_t errlen)
 {
@@ -78,40 +93,40 @@ int q_wait_result(q_conn *c, const char *prefix, const char *job_id, long timeou
     if (q_check_token("prefix", prefix, Q_PREFIX_MAX, err, errlen) < 0 ||
         q_check_job_id(job_id, err, errlen) < 0)
         return -1;
-    if (timeout_ms <= 0)
-        return q_fail(err, errlen, "queue: timeout_ms must be > 0");
     char reslist[Q_KEY_MAX];
     q_mkkey(reslist, prefix, "result:", job_id);
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, "LINDEX");
+    q_args_str(&a, reslist);
+    q_args_str(&a, "0");
+    redisReply *r = q_command(c, &a, err, errlen);
+    int got = r ? result_from(r, "LINDEX", out, err, errlen) : -1;
+    if (got != 0 || timeout_ms == 0)
+        return got;
     long long deadline = mono_ms() + timeout_ms;
     for (;;) {
         if (q_conn_stopping(c))
             return q_fail(err, errlen, "queue: waiting for %s: shutting down", job_id);
-        long long left = deadline - mono_ms();
+        long long left = timeout_ms < 0 ? q_conn_block_max_ms(c) : deadline - mono_ms();
         if (left <= 0)
             return 0;
         /* A slice, not the whole wait, so the socket timeout never fires
-         * and the stop flag is seen. BLPOP 0 would block forever. */
+         * and the stop flag is seen. BRPOPLPUSH onto the same list leaves
+         * its one result in place, for the next reader. */
         long long slice = left < q_conn_block_max_ms(c) ? left : q_conn_block_max_ms(c);
         char secs[32];
         (void)snprintf(secs, sizeof secs, "%lld.%03lld", slice / 1000, slice % 1000);
-        q_args a;
         q_args_init(&a);
-        q_args_str(&a, "BLPOP");
+        q_args_str(&a, "BRPOPLPUSH");
+        q_args_str(&a, reslist);
         q_args_str(&a, reslist);
         q_args_str(&a, secs);
-        redisReply *r = q_command(c, &a, err, errlen);
+        r = q_command(c, &a, err, errlen);
         if (!r)
             return -1;
-        if (r->type == REDIS_REPLY_NIL) {
-            freeReplyObject(r);
-            continue;
-        }
-        if (!q_is_array(r, 2) || r->element[1]->type != REDIS_REPLY_STRING)
-            return q_bad_reply(r, "BLPOP", err, errlen);
-        out->data = r->element[1]->str;
-        out->len = r->element[1]->len;
-        out->reply = r;
-        return 1;
+        if ((got = result_from(r, "BRPOPLPUSH", out, err, errlen)) != 0)
+            return got;
     }
 }
 

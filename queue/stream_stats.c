@@ -76,7 +76,8 @@ static const q_script script_stats = {
 /* -------------------------------------------------------------- gauges */
 
 /* The shape script_stats replies with: 11 elements, integers but for the
- * two [name, count, ...] lists at 7 and 9. */
+ * two [name, count, ...] lists at 7 and 9, each within the arrays it fills
+ * (whatever answers on the socket, a reply never writes past them). */
 static bool stats_shape(const redisReply *r)
 {
     if (!q_is_array(r, 11))
@@ -84,7 +85,8 @@ static bool stats_shape(const redisReply *r)
     for (size_t i = 0; i < 11; i++)
         if (r->element[i]->type != (i == 7 || i == 9 ? REDIS_REPLY_ARRAY : REDIS_REPLY_INTEGER))
             return false;
-    return r->element[7]->elements % 2 == 0 && r->element[9]->elements % 2 == 0;
+    return r->element[7]->elements % 2 == 0 && r->element[9]->elements % 2 == 0 &&
+           r->element[7]->elements <= 2 * Q_STATS_CONSUMERS && r->element[9]->elements <= 2 * Q_STATS_COUNTERS;
 }
 
 int q_stats_read(q_conn *c, const char *prefix, q_stats *out, char *err, size_t errlen)

@@ -129,6 +129,8 @@ void ia_chunk(run_state *r, int stream, const char *buf, size_t len)
         int end = r->spec->interact(r->spec->interact_ctx, stream, buf, len, &r->reply);
         atomic_fetch_add(&r->callback_ns, run_now_ns() - t0);
         if (end) {
+            unsigned long long never = 0;
+            atomic_compare_exchange_strong(&r->kill_ns, &never, run_now_ns());
             atomic_store(&r->ended, true);
             box_kill(r->box);
         }

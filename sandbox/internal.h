@@ -116,7 +116,7 @@ int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
 
 enum { ZY_READY = 1, ZY_RUN, ZY_KILL, ZY_STARTED, ZY_EXEC_FAILED, ZY_EXITED };
 
-#define ZY_STRINGS_MAX (256 * 1024) /* argv + env bytes in one request */
+#define ZY_STRINGS_MAX SBX_EXEC_BYTES_MAX /* argv + env bytes in one request */
 
 typedef struct zy_run_req {
     uint32_t op;
@@ -252,6 +252,7 @@ struct run_state {
     uint64_t start_ns, wall_deadline_ns;
     pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
+    atomic_ullong kill_ns; /* when the sandbox first killed it, 0 = never */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool finished;         /* the main process has exited */

@@ -44,6 +44,8 @@ uint64_t run_now_ns(void)
 void run_kill(run_state *r, sbx_status why)
 {
     int none = 0;
+    unsigned long long never = 0;
+    atomic_compare_exchange_strong(&r->kill_ns, &never, run_now_ns());
     atomic_compare_exchange_strong(&r->reason, &none, (int)why);
     box_kill(r->box);
 }
@@ -347,6 +349,8 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     if (rc < 0)
         box_stop(b);
     r->wall_us = (end - st->start_ns) / 1000;
+    uint64_t killed = atomic_load(&st->kill_ns);
+    r->end_ns = killed && killed < end ? killed : end;
     take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
     if (rc < 0)
@@ -404,7 +408,8 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
         if (strcmp(m.what, "exec") != 0)
             return sandbox_error(r, r->error);
         r->status = SBX_EXEC_ERROR;
-        r->wall_us = (run_now_ns() - st->start_ns) / 1000;
+        r->end_ns = run_now_ns();
+        r->wall_us = (r->end_ns - st->start_ns) / 1000;
         return 0;
     }
     if (rc == 0 && m.op != ZY_STARTED)

@@ -45,6 +45,9 @@
 #include <stdint.h>
 
 #define SBX_ERR_LEN 256
+/* argv and env of one run together, each string with its NUL: more is
+ * refused (SANDBOX_ERROR), so callers check their input against it. */
+#define SBX_EXEC_BYTES_MAX (256 * 1024)
 
 typedef struct sbx_limits {
     uint64_t cpu_ms;       /* CPU time of all processes together */
@@ -174,6 +177,11 @@ typedef struct sbx_result {
     bool stderr_truncated;
     uint64_t cpu_us;           /* kernel accounting, all processes */
     uint64_t wall_us;
+    uint64_t end_ns;           /* CLOCK_MONOTONIC when the run ended: when the
+                                * sandbox first killed it for a reason (a
+                                * limit, the callback), else when its main
+                                * process was seen to exit; orders two runs
+                                * that talk to each other */
     uint64_t memory_bytes;     /* peak of the whole run */
     unsigned isolation;        /* SBX_ISO_* that held */
     bool waiting_for_input;    /* at the wall limit, a process of the run was

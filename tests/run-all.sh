@@ -10,7 +10,7 @@ for t in "$B"/tests/test_* tests/integration/*.sh; do
     [ -e "$t" ] || continue
     name=$(basename "$t")
     echo "=== $name"
-    if timeout --kill-after=10 900 "$t"; then
+    if timeout --kill-after=10 900 "$t" </dev/null; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); failures="$failures $name"

@@ -1,7 +1,9 @@
 /* cli.c -- run options shared by `gradeq run` and `gradeq submit`. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,18 @@ const char wk_cli_run_help[] =
     "  --processes N       processes and threads (default 64)\n"
     "  --file-max SIZE     largest file it may write (default 64M)\n"
     "  --open-files N      open files (default 64)\n"
-    "  --stdin FILE        stdin bytes (default: empty)\n"
+    "  --stdin FILE        stdin bytes: a file, a pipe, or - for gradeq's own stdin\n"
+    "                      (run: default gradeq's own stdin unless it is a terminal;\n"
+    "                      submit: default empty)\n"
     "  --file NAME=PATH    place PATH in /box as NAME (repeatable)\n"
     "  --interactor 'PROGRAM ARGS'  run against an interactor: its stdout is the\n"
     "                      program's stdin and the program's stdout its stdin;\n"
     "                      --stdin becomes its file `input`; exit 0 OK, 1 WRONG_ANSWER;\n"
-    "                      it gets the same limits as the program\n"
+    "                      it gets the program's limits, but for these three:\n"
+    "  --interactor-cpu-ms N, --interactor-wall-ms N, --interactor-memory SIZE\n"
+    "                      The command is split on blanks and tabs; '...' and\n"
+    "                      \"...\" group words (quotes removed, no escapes, no\n"
+    "                      shell); a local PROGRAM travels into its /box\n"
     "  --interactor-file NAME=PATH  a file for the interactor's /box (repeatable)\n"
     "  --transcript SIZE   keep up to SIZE bytes of what the two said, each chunk\n"
     "                      as \"> N\" (program to interactor) or \"< N\", a newline,\n"
@@ -109,11 +117,83 @@ int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *
     return 0;
 }
 
+int wk_read_stream(int fd, const char *name, uint64_t max, char **buf, size_t *len, char *err, size_t errlen)
+{
+    size_t size = 0, got = 0;
+    char *p = NULL;
+    for (;;) {
+        if (got == size) {
+            if (size > max) {
+                free(p);
+                return snprintf(err, errlen, "%s: more than %" PRIu64 " bytes", name, max), -1;
+            }
+            size_t next = size ? size * 2 : 65536;
+            char *np = realloc(p, next + 1);
+            if (!np) {
+                free(p);
+                return snprintf(err, errlen, "%s: out of memory", name), -1;
+            }
+            p = np;
+            size = next;
+        }
+        ssize_t n = read(fd, p + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            free(p);
+            return snprintf(err, errlen, "%s: %s", name, strerror(e)), -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got > max) {
+        free(p);
+        return snprintf(err, errlen, "%s: more than %" PRIu64 " bytes", name, max), -1;
+    }
+    *buf = p;
+    *len = got;
+    return 0;
+}
+
+/* --stdin FILE: "-" is gradeq's own stdin; a pipe, a FIFO or /dev/stdin is
+ * read to its end like a file, within the same bound. */
+static int read_stdin_option(wk_cli_run *c, const char *v, char *err, size_t errlen)
+{
+    size_t len;
+    char *buf;
+    struct stat st;
+    int rc;
+    if (strcmp(v, "-") == 0) {
+        rc = wk_read_stream(0, "--stdin -", WK_FILE_MAX, &buf, &len, err, errlen);
+    } else if (stat(v, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        int fd = open(v, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return snprintf(err, errlen, "%s: %s", v, strerror(errno)), -1;
+        rc = wk_read_stream(fd, v, WK_FILE_MAX, &buf, &len, err, errlen);
+        close(fd);
+    } else {
+        rc = wk_read_file(v, WK_FILE_MAX, &buf, &len, err, errlen);
+    }
+    if (rc < 0)
+        return -1;
+    free(c->stdin_buf);
+    c->stdin_buf = buf;
+    c->spec.stdin_data = buf;
+    c->spec.stdin_len = len;
+    c->stdin_given = true;
+    return 0;
+}
+
 static const struct {
     const char *flag;
     int which;
-    bool size;
+    bool size, inter;
 } limit_flags[] = {
+    { "--interactor-cpu-ms", WK_LIM_CPU, false, true },
+    { "--interactor-wall-ms", WK_LIM_WALL, false, true },
+    { "--interactor-memory", WK_LIM_MEMORY, true, true },
     { "--cpu-ms", WK_LIM_CPU, false },       { "--wall-ms", WK_LIM_WALL, false },
     { "--memory", WK_LIM_MEMORY, true },     { "--stdout-max", WK_LIM_STDOUT, true },
     { "--stderr-max", WK_LIM_STDERR, true }, { "--processes", WK_LIM_PROCESSES, false },
@@ -177,22 +257,21 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
             return snprintf(err, errlen, "%s needs %s, got \"%s\"", a,
                             limit_flags[k].size ? "a SIZE (bytes, or with K/M/G)" : "a non-negative integer",
                             v ? v : ""), -1;
-        *limit_slot(&c->limits, limit_flags[k].which) = x;
-        c->limits_given |= 1u << limit_flags[k].which;
+        if (limit_flags[k].inter) {
+            c->inter_limits[limit_flags[k].which] = x;
+            c->inter_given |= 1u << limit_flags[k].which;
+        } else {
+            *limit_slot(&c->limits, limit_flags[k].which) = x;
+            c->limits_given |= 1u << limit_flags[k].which;
+        }
         (*i)++;
         return 1;
     }
     if (strcmp(a, "--stdin") == 0) {
         if (!v)
-            return snprintf(err, errlen, "--stdin needs a FILE"), -1;
-        free(c->stdin_buf);
-        size_t len;
-        if (wk_read_file(v, WK_FILE_MAX, &c->stdin_buf, &len, err, errlen) < 0)
-            return -1;
-        c->spec.stdin_data = c->stdin_buf;
-        c->spec.stdin_len = len;
+            return snprintf(err, errlen, "--stdin needs a FILE (or - for this stdin)"), -1;
         (*i)++;
-        return 1;
+        return read_stdin_option(c, v, err, errlen) < 0 ? -1 : 1;
     }
     if (strcmp(a, "--transcript") == 0) {
         if (wk_parse_size(v, &c->transcript_bytes) < 0 || c->transcript_bytes > (1u << 30))
@@ -281,6 +360,14 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     return 0;
 }
 
+void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)
+{
+    *out = c->spec.limits;
+    for (int i = 0; i < WK_LIM_COUNT; i++)
+        if (c->inter_given & (1u << i))
+            *limit_slot(out, i) = c->inter_limits[i];
+}
+
 void wk_cli_run_free(wk_cli_run *c)
 {
     for (size_t i = 0; i < c->nowned; i++)
@@ -302,10 +389,39 @@ const char *wk_default_prefix(void)
     return v && *v ? v : "gradeq";
 }
 
-q_conn *wk_cli_connect(const char *url, char *err, size_t errlen)
+q_conn *wk_cli_connect(const char *url, int *exit_code, char *err, size_t errlen)
 {
     q_redis_addr addr;
+    *exit_code = WK_EXIT_USAGE; /* a URL that cannot be parsed is a bad option */
     if (q_redis_url_parse(url, &addr, err, errlen) < 0)
         return NULL;
+    *exit_code = WK_EXIT_REDIS;
     return q_conn_open(&addr, NULL, err, errlen);
+}
+
+int wk_cli_common_option(int argc, char **argv, int *i, const char **redis, const char **prefix, bool *json)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+        return 2;
+    if (json && strcmp(a, "--json") == 0)
+        return *json = true, 1;
+    const char **slot = strcmp(a, "--redis") == 0 ? redis : strcmp(a, "--prefix") == 0 ? prefix : NULL;
+    if (!slot)
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *slot = argv[++*i];
+    return 1;
+}
+
+int wk_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gradeq %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'gradeq %s --help'.\n", cmd);
+    return WK_EXIT_USAGE;
 }

@@ -69,35 +69,39 @@ int wk_cmd_stats(int argc, char **argv)
     bool json = false;
     uint64_t watch_ms = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--watch") == 0)
-            watch_ms = 1000;
-        else if (strcmp(argv[i], "--interval") == 0 && i + 1 < argc && wk_parse_uint(argv[i + 1], &watch_ms) == 0 &&
-                 watch_ms > 0)
+        int opt = wk_cli_common_option(argc, argv, &i, &redis, &prefix, &json);
+        if (opt == 2) {
+            puts("usage: gradeq stats [--json] [--watch [--interval MS]] [--redis URL] [--prefix P]");
+            return 0;
+        }
+        if (opt == 1)
+            continue;
+        if (opt == 0 && strcmp(argv[i], "--watch") == 0) {
+            watch_ms = watch_ms ? watch_ms : 1000;
+        } else if (opt == 0 && strcmp(argv[i], "--interval") == 0) {
+            if (i + 1 >= argc || wk_parse_uint(argv[i + 1], &watch_ms) < 0 || !watch_ms)
+                return wk_usage_error("stats", "--interval needs a positive number of milliseconds");
             i++;
-        else if (strcmp(argv[i], "--redis") == 0 && i + 1 < argc)
-            redis = argv[++i];
-        else if (strcmp(argv[i], "--prefix") == 0 && i + 1 < argc)
-            prefix = argv[++i];
-        else {
-            fprintf(stderr, "usage: gradeq stats [--json] [--watch [--interval MS]] [--redis URL] [--prefix P]\n");
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        } else {
+            return wk_usage_error("stats", opt < 0 ? "%s needs a value" : "unexpected %s", argv[i]);
         }
     }
     char err[Q_ERR_LEN];
     static q_stats st;
     static q_worker_info w[MAX_WORKERS];
-    q_conn *c = wk_cli_connect(redis, err, sizeof err);
+    int code;
+    q_conn *c = wk_cli_connect(redis, &code, err, sizeof err);
+    if (!c)
+        return fprintf(stderr, "gradeq stats: %s\n", err), code;
     for (;;) {
         bool trunc;
-        int nw = c && q_stats_read(c, prefix, &st, err, sizeof err) == 0
+        int nw = q_stats_read(c, prefix, &st, err, sizeof err) == 0
                      ? q_workers_list(c, prefix, w, MAX_WORKERS, &trunc, err, sizeof err)
                      : -1;
         if (nw < 0) {
             fprintf(stderr, "gradeq stats: %s\n", err);
             q_conn_close(c);
-            return 3;
+            return WK_EXIT_REDIS;
         }
         if (watch_ms && !json)
             fputs("\033[H\033[2J", stdout); /* home, clear: a top(1)-like refresh */

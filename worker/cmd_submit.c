@@ -17,13 +17,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gradeq submit [options] [--id ID] [--wait SECONDS] [--redis URL] [--prefix P]\n"
-               "                     [--max-queue N] -- PROGRAM ARGS...\n%s"
+               "                     [--max-queue N] [--] PROGRAM ARGS...\n%s"
                "  --id ID             job id (default: random)\n"
                "  --wait SECONDS      wait for the result and print it like `gradeq run`\n"
+               "                      (0: no time limit); the job id goes to stderr once queued\n"
                "  --redis URL         (env GRADEQ_REDIS, default redis://127.0.0.1:6379)\n"
                "  --prefix P          key prefix (env GRADEQ_PREFIX, default gradeq)\n"
-               "  --max-queue N       refuse when more than N jobs are queued (exit 3)\n"
-               "Without --wait it prints the job id. A local PROGRAM travels with the job.\n%s",
+               "  --max-queue N       refuse (exit 3) when N or more jobs are in the queue,\n"
+               "                      waiting or running\n"
+               "Without --wait it prints the job id on stdout; `gradeq result ID` fetches the\n"
+               "result later. A local PROGRAM travels with the job.\n%s",
             wk_cli_run_help, wk_cli_grade_help);
 }
 
@@ -86,47 +89,15 @@ static int build_job(const wk_cli_run *c, const char *id, q_job *j, q_file *file
             ifiles[i] = (q_file){ (char *)c->inter_files[i].name, c->inter_files[i].data, c->inter_files[i].len };
         j->interactor.files = c->ninter_files ? ifiles : NULL;
         j->interactor.nfiles = c->ninter_files;
-        memcpy(j->interactor.limits, j->prog.limits, sizeof j->interactor.limits);
-        j->interactor.limits_present = j->prog.limits_present;
+        sbx_limits il;
+        wk_cli_interactor_limits(c, &il);
+        memcpy(j->interactor.limits, &il.cpu_ms, sizeof j->interactor.limits);
+        j->interactor.limits_present = j->prog.limits_present | c->inter_given;
         j->transcript_bytes = c->transcript_bytes;
     }
     j->has_stdin = c->spec.stdin_data != NULL;
     j->stdin_data = c->spec.stdin_data;
     j->stdin_len = c->spec.stdin_len;
-    return 0;
-}
-
-static int wait_and_print(q_conn *conn, const submit_opts *o, const char *id, bool json)
-{
-    char err[Q_ERR_LEN];
-    q_blob blob = { 0 };
-    int rc = q_wait_result(conn, o->prefix, id, (long)(o->wait_s * 1000), &blob, err, sizeof err);
-    if (rc <= 0) {
-        fprintf(stderr, "gradeq submit: %s\n", rc < 0 ? err : "no result before --wait ran out");
-        q_blob_free(&blob);
-        return 4;
-    }
-    q_result r;
-    if (q_result_decode(blob.data, blob.len, &r, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq submit: unreadable result: %s\n", err);
-        q_blob_free(&blob);
-        return 4;
-    }
-    q_grade_result g;
-    if (q_grade_result_decode(blob.data, blob.len, &g, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq submit: unreadable result: %s\n", err);
-        q_result_free(&r);
-        q_blob_free(&blob);
-        return 4;
-    }
-    r.grade = g.priv ? &g : NULL;
-    if (json)
-        wk_print_json(stdout, &r);
-    else
-        r.grade ? wk_print_grade_plain(stdout, &r, true) : wk_print_plain(&r);
-    q_grade_result_free(&g);
-    q_result_free(&r);
-    q_blob_free(&blob);
     return 0;
 }
 
@@ -151,20 +122,18 @@ int wk_cmd_submit(int argc, char **argv)
         if (rc == 0)
             rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
         if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
-            fprintf(stderr, "gradeq submit: %s%s\n", rc < 0 ? err : "unknown option ", rc < 0 ? "" : argv[i]);
             wk_cli_run_free(&c);
             wk_cli_grade_free(&g);
-            return 2;
+            return rc < 0 ? wk_usage_error("submit", "%s", err) : wk_usage_error("submit", "unknown option %s", argv[i]);
         }
         if (rc == 0)
             break;
     }
     /* A language preset gives the program. */
     if ((i < argc || !g.language) && wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq submit: %s\n", err);
         wk_cli_run_free(&c);
         wk_cli_grade_free(&g);
-        return 2;
+        return wk_usage_error("submit", "%s", err);
     }
     char id[Q_ID_MAX + 1];
     if (o.id)
@@ -189,18 +158,19 @@ int wk_cmd_submit(int argc, char **argv)
     char entry[Q_ID_LEN];
     if (q_job_encode(&j, &buf, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq submit: bad job: %s\n", err);
-        rc = 2;
-    } else if (!(conn = wk_cli_connect(o.redis, err, sizeof err))) {
+        rc = WK_EXIT_USAGE;
+    } else if (!(conn = wk_cli_connect(o.redis, &rc, err, sizeof err))) {
         fprintf(stderr, "gradeq submit: %s\n", err);
-        rc = 3;
-    } else if ((rc = q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err)) <= 0) {
+    } else if (q_submit(conn, o.prefix, buf.data, buf.size, (long long)o.max_queue, entry, err, sizeof err) <= 0) {
         fprintf(stderr, "gradeq submit: %s\n", err);
-        rc = 3;
+        rc = WK_EXIT_REDIS;
     } else if (o.wait) {
-        rc = wait_and_print(conn, &o, id, c.json);
+        /* Whatever happens while waiting, the id is already known. */
+        fprintf(stderr, "gradeq submit: queued job %s\n", id);
+        rc = wk_print_result_of(conn, "submit", o.prefix, id, wk_wait_ms(o.wait_s), c.json);
     } else {
         printf("%s\n", id);
-        rc = 0;
+        rc = WK_EXIT_OK;
     }
     q_conn_close(conn);
     msgpack_sbuffer_destroy(&buf);

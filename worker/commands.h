@@ -8,5 +8,6 @@ int wk_cmd_stats(int argc, char **argv);
 int wk_cmd_dead(int argc, char **argv);
 int wk_cmd_grade(int argc, char **argv);
 int wk_cmd_languages(int argc, char **argv);
+int wk_cmd_result(int argc, char **argv);
 
 #endif

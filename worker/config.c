@@ -30,6 +30,7 @@ static const option options[] = {
     { "name", T_STR, F(name), NULL, "worker name (default hostname:pid)" },
     { "threads", T_UINT, F(threads), NULL, "jobs run at once (default: the CPUs this process may use)" },
     { "result-ttl", T_UINT, F(result_ttl_s), "86400", "seconds P:result:<id> is kept" },
+    { "result-lists", T_BOOL, F(result_lists), "yes", "write P:result:<id> (no: results only in P:results)" },
     { "results-maxlen", T_UINT, F(results_maxlen), "100000", "approximate length cap of P:results" },
     { "dead-maxlen", T_UINT, F(dead_maxlen), "100000", "approximate length cap of P:dead" },
     { "max-job-bytes", T_SIZE, F(max_job_bytes), "64M", "largest job accepted" },
@@ -144,6 +145,8 @@ int wk_config_load(wk_config *c, int argc, char **argv, char *err, size_t errlen
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0)
             return wk_config_help(stdout), 1;
+        if (strcmp(argv[a], "--version") == 0)
+            return printf("gradeq-worker %s\n", WK_VERSION), 1;
         const option *o = NULL;
         const char *v = NULL;
         for (size_t i = 0; i < NOPTIONS && !o; i++) {
@@ -165,16 +168,39 @@ int wk_config_load(wk_config *c, int argc, char **argv, char *err, size_t errlen
     return check(c, err, errlen);
 }
 
+/* What --help shows after the flag: the kind of value it takes. */
+static const char *placeholder(const option *o)
+{
+    static const struct { const char *flag, *arg; } named[] = {
+        { "redis", "URL" }, { "prefix", "P" }, { "name", "NAME" }, { "metrics-addr", "HOST:PORT" },
+    };
+    switch (o->kind) {
+    case T_UINT: return "N";
+    case T_SIZE: return "SIZE";
+    case T_BOOL: return "yes|no";
+    case T_LOGFMT: return "text|json";
+    case T_LEVEL: return "LEVEL";
+    case T_STR: break;
+    }
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (strcmp(o->flag, named[i].flag) == 0)
+            return named[i].arg;
+    return "VALUE";
+}
+
 void wk_config_help(FILE *f)
 {
     fprintf(f, "usage: gradeq-worker [options]\n\n"
                "Pops jobs from Redis (P:jobs, group \"workers\"), runs each in the sandbox and\n"
                "publishes its result. SIGTERM/SIGINT: finish running jobs and exit; a second\n"
-               "one: stop them and exit without acknowledging (they go to another worker).\n\n");
+               "one: stop them and exit without acknowledging (they go to another worker).\n"
+               "SIGHUP and SIGQUIT do the same. SIZE is bytes or a number with K, M or G.\n"
+               "--version prints the version. Exit status: 0 drained, 1 could not start or\n"
+               "aborted, 2 a bad option or value (a malformed --redis URL too).\n\n");
     for (size_t i = 0; i < NOPTIONS; i++) {
         char env[64], flag[48];
         env_name(&options[i], env, sizeof env);
-        snprintf(flag, sizeof flag, "--%s", options[i].flag);
+        snprintf(flag, sizeof flag, "--%s %s", options[i].flag, placeholder(&options[i]));
         fprintf(f, "  %-22s %s\n  %-22s env %s, default %s\n", flag, options[i].help, "", env,
                 options[i].def ? (options[i].def[0] ? options[i].def : "(empty)") : "(see above)");
     }

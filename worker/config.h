@@ -4,6 +4,10 @@
 #ifndef GRADEQ_WORKER_CONFIG_H
 #define GRADEQ_WORKER_CONFIG_H
 
+/* Both commands' version (gradeq --version, gradeq-worker --version, the
+ * worker's registry entry). */
+#define WK_VERSION "0.1"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@ typedef struct wk_config {
     char name[65];          /* this worker; consumers are name/N */
     unsigned threads;
     uint64_t result_ttl_s;
+    bool result_lists;      /* P:result:<id> written (else only P:results) */
     uint64_t results_maxlen;
     uint64_t dead_maxlen;
     uint64_t max_job_bytes;

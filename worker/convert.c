@@ -8,6 +8,9 @@
 #include "worker/convert.h"
 #include "worker/interact.h"
 
+/* A job the decoder accepted always fits the sandbox's exec request. */
+_Static_assert(Q_EXEC_BYTES_MAX <= SBX_EXEC_BYTES_MAX, "a decoded job's argv and env fit the sandbox");
+
 static uint64_t *limit_field(sbx_limits *l, int i)
 {
     uint64_t *f[Q_LIM_COUNT] = { &l->cpu_ms, &l->wall_ms, &l->memory_bytes, &l->stdout_bytes,

@@ -32,8 +32,8 @@ void wk_compile_limits_default(sbx_limits *l)
                        .file_bytes = 256ull << 20, .open_files = 256 };
 }
 
-static const char *const extra_statuses[] = { WK_WRONG_ANSWER, WK_CHECKER_ERROR, WK_COMPILE_ERROR, WK_SKIPPED,
-                                              WK_INTERACTOR_ERROR };
+static const char *const extra_statuses[] = { WK_ST_WRONG_ANSWER, WK_ST_CHECKER_ERROR, WK_ST_COMPILE_ERROR, WK_ST_SKIPPED,
+                                              WK_ST_INTERACTOR_ERROR };
 _Static_assert(SBX_SANDBOX_ERROR + 1 + 5 == WK_GRADE_STATUSES, "every graded status has a metric");
 
 const char *wk_grade_status_name(int i)
@@ -155,7 +155,7 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
     const q_grade *gr = p->g;
     if (gr->checker != Q_CHECK_PROGRAM) {
         if (!wk_check_text(gr->checker, gr->eps, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg))
-            g->status = WK_WRONG_ANSWER;
+            g->status = WK_ST_WRONG_ANSWER;
         g->checker_message = msg[0] ? msg : NULL;
         return 0;
     }
@@ -166,7 +166,7 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
                              t->expected, t->expected_len, msg);
     if (v < 0)
         return fail_run(out, "checker", msg);
-    g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_WRONG_ANSWER : WK_CHECKER_ERROR;
+    g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
     g->checker_message = msg[0] ? msg : NULL;
     return 0;
 }
@@ -226,7 +226,7 @@ typedef struct test_slot {
 
 static void skip(q_graded *g)
 {
-    g->status = WK_SKIPPED;
+    g->status = WK_ST_SKIPPED;
     g->stdout_buf = g->stderr_buf = "";
 }
 
@@ -252,7 +252,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         if (rc < 0)
             return WK_GRADE_SANDBOX_ERROR;
         if (rc > 0) {
-            out->status = WK_COMPILE_ERROR;
+            out->status = WK_ST_COMPILE_ERROR;
             for (size_t i = 0; i < g->ntests; i++)
                 skip(&out->tests_[i]);
             return WK_GRADED;
@@ -318,7 +318,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
 void wk_graded_free(wk_graded *g)
 {
     for (size_t i = 0; g->tests_ && i < g->res.ntests; i++) {
-        if (strcmp(g->tests_[i].status ? g->tests_[i].status : "", WK_SKIPPED) != 0) {
+        if (strcmp(g->tests_[i].status ? g->tests_[i].status : "", WK_ST_SKIPPED) != 0) {
             free((void *)g->tests_[i].stdout_buf);
             free((void *)g->tests_[i].stderr_buf);
         }

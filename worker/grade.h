@@ -75,10 +75,10 @@ int wk_grade_status_index(const char *status);
 const char *wk_grade_status_name(int i);
 
 /* A test's status is one of sbx_status_name's, or these. */
-#define WK_WRONG_ANSWER "WRONG_ANSWER"
-#define WK_CHECKER_ERROR "CHECKER_ERROR"
-#define WK_COMPILE_ERROR "COMPILE_ERROR"
-#define WK_SKIPPED "SKIPPED"
-#define WK_INTERACTOR_ERROR "INTERACTOR_ERROR"
+#define WK_ST_WRONG_ANSWER "WRONG_ANSWER"
+#define WK_ST_CHECKER_ERROR "CHECKER_ERROR"
+#define WK_ST_COMPILE_ERROR "COMPILE_ERROR"
+#define WK_ST_SKIPPED "SKIPPED"
+#define WK_ST_INTERACTOR_ERROR "INTERACTOR_ERROR"
 
 #endif

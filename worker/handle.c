@@ -52,15 +52,17 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    d->ttl_s = (long)w->cfg.result_ttl_s;
+    d->ttl_s = w->cfg.result_lists ? (long)w->cfg.result_ttl_s : 0;
     d->maxlen = (long)w->cfg.results_maxlen;
-    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, dead_reason, (long)w->cfg.dead_maxlen, d };
-    bool retried = false, published = false;
-    for (;;) {
+    q_dead_letter dl = { dead_reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, d };
+    bool retried = false, published = false, held = false;
+    for (;; retried = true) {
         int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
                              : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, d, err, sizeof err);
         if (rc == 1) {
             published = true;
+            if (dead_reason)
+                atomic_fetch_add(&w->dead_letters, 1);
             break;
         }
         if (rc == 0) {
@@ -70,14 +72,20 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
                            : "taken by another worker, result dropped");
             break;
         }
-        atomic_fetch_add(&w->redis_errors, 1);
+        if (!held)
+            atomic_fetch_add(&w->held_results, 1);
+        held = true;
         if (atomic_load(&w->hard)) {
+            atomic_fetch_add(&w->redis_errors, 1);
             wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", d->job_id, err);
             break;
         }
-        wk_log(WK_LOG_WARN, "job %s: publishing failed, retrying: %s", d->job_id, err);
-        retried = true;
+        char who[Q_ID_MAX + 32];
+        snprintf(who, sizeof who, "job %s: publishing", d->job_id);
+        wk_redis_failed(w, who, err);
     }
+    if (held)
+        atomic_fetch_sub(&w->held_results, 1);
     return published;
 }
 
@@ -128,13 +136,15 @@ static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
-    q_dead_letter dl = { e->job, e->has_job ? e->job_len : 0, reason, (long)w->cfg.dead_maxlen, NULL };
+    q_dead_letter dl = { reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, NULL };
     int rc;
     while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
            !atomic_load(&w->hard))
         wk_log(WK_LOG_WARN, "entry %s: dead-lettering failed, retrying: %s", e->id, err);
-    if (rc == 1)
+    if (rc == 1) {
+        atomic_fetch_add(&w->dead_letters, 1);
         wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
+    }
     return rc == 1;
 }
 
@@ -197,10 +207,12 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
         const char *names[WK_ISO_MAX];
         q_result res;
         int st = sbx_status_parse(pair->status);
+        if (st < 0)
+            st = strcmp(pair->status, "WRONG_ANSWER") == 0 ? WK_WRONG_ANSWER : WK_INTERACTOR_ERROR;
         wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
         wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         if (deliver_run(s, e, &res))
-            count(w, st >= 0 ? st : WK_INTERACTOR_VERDICT);
+            count(w, st);
     }
     wk_pair_free(pair);
 }
@@ -286,6 +298,8 @@ void wk_handle(wk_slot *s, q_entry *e)
     wk_worker *w = s->w;
     char err[Q_ERR_LEN], reason[Q_ERR_LEN + 64];
     observe_wait(w, e);
+    if (e->attempt > 1)
+        atomic_fetch_add(&w->redeliveries, 1);
     if (!e->has_job) {
         if (dead_letter(s, e, "entry has no job field"))
             count(w, WK_BAD_JOB);
@@ -296,6 +310,18 @@ void wk_handle(wk_slot *s, q_entry *e)
     b.max_job_bytes = w->cfg.max_job_bytes;
     q_job job;
     int rc = q_job_decode(e->job, e->job_len, &b, &job, err, sizeof err);
+    if (e->job_bytes > e->job_len) {
+        /* Cut before it left Redis: its id, if any, from its first bytes. */
+        char id[sizeof job.id];
+        bool has_id = job.has_id;
+        memcpy(id, job.id, sizeof id);
+        q_job_free(&job);
+        job.has_id = has_id;
+        memcpy(job.id, id, sizeof id);
+        rc = -1;
+        snprintf(err, sizeof err, "job: %zu bytes exceeds the limit of %" PRIu64 " (--max-job-bytes)", e->job_bytes,
+                 w->cfg.max_job_bytes);
+    }
     if (e->attempt > (long long)w->cfg.max_deliveries) {
         snprintf(reason, sizeof reason, "given up after %lld deliveries (max %" PRIu64 "): the sandbox kept failing",
                  e->attempt - 1, w->cfg.max_deliveries);

@@ -8,6 +8,7 @@
  * the entry taken marks the slot lost, and its result is dropped.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -18,26 +19,48 @@
 #include "worker/worker.h"
 
 #define BEAT_MS 2000
-#define VERSION "0.1"
 
+bool wk_slot_mark_lost(wk_slot *s, const char *entry)
+{
+    pthread_mutex_lock(&s->mu);
+    bool same = strcmp(s->entry, entry) == 0;
+    if (same)
+        atomic_store(&s->lost, true);
+    pthread_mutex_unlock(&s->mu);
+    if (same)
+        wk_log(WK_LOG_WARN, "entry %s was taken from %s while it ran", entry, s->consumer);
+    return same;
+}
+
+/* Every running entry in one round trip per Q_TOUCH_MAX slots. */
 static void touch_running(wk_worker *w, q_conn *c)
 {
-    char err[Q_ERR_LEN], entry[Q_ID_LEN];
-    for (unsigned i = 0; i < w->cfg.threads; i++) {
-        wk_slot *s = &w->slots[i];
-        pthread_mutex_lock(&s->mu);
-        snprintf(entry, sizeof entry, "%s", s->entry);
-        pthread_mutex_unlock(&s->mu);
-        if (!entry[0])
-            continue;
-        int rc = q_touch(c, w->cfg.prefix, s->consumer, entry, err, sizeof err);
-        if (rc == 0) {
-            atomic_store(&s->lost, true);
-            wk_log(WK_LOG_WARN, "entry %s was taken from %s while it ran", entry, s->consumer);
-        } else if (rc < 0) {
-            atomic_fetch_add(&w->redis_errors, 1);
-            wk_log(WK_LOG_WARN, "heartbeat: %s", err);
+    char err[Q_ERR_LEN], entries[Q_TOUCH_MAX][Q_ID_LEN];
+    const char *ids[Q_TOUCH_MAX], *consumers[Q_TOUCH_MAX];
+    wk_slot *slots[Q_TOUCH_MAX];
+    int owned[Q_TOUCH_MAX];
+    for (unsigned i = 0; i < w->cfg.threads;) {
+        size_t n = 0;
+        for (; i < w->cfg.threads && n < Q_TOUCH_MAX; i++) {
+            wk_slot *s = &w->slots[i];
+            pthread_mutex_lock(&s->mu);
+            snprintf(entries[n], sizeof entries[n], "%s", s->entry);
+            pthread_mutex_unlock(&s->mu);
+            if (!entries[n][0])
+                continue;
+            ids[n] = entries[n];
+            consumers[n] = s->consumer;
+            slots[n++] = s;
         }
+        if (!n)
+            continue;
+        if (q_touch_many(c, w->cfg.prefix, consumers, ids, n, owned, err, sizeof err) < 0) {
+            wk_redis_failed(w, "heartbeat", err);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (!owned[k])
+                wk_slot_mark_lost(slots[k], ids[k]);
     }
 }
 
@@ -50,11 +73,9 @@ static void beat(wk_worker *w, q_conn *c)
     snprintf(info.name, sizeof info.name, "%s", w->cfg.name);
     struct utsname u;
     snprintf(info.host, sizeof info.host, "%s", uname(&u) == 0 ? u.nodename : "?");
-    snprintf(info.version, sizeof info.version, "%s", VERSION);
-    if (q_worker_beat(c, w->cfg.prefix, &info, 3 * BEAT_MS / 1000 + 5, err, sizeof err) < 0) {
-        atomic_fetch_add(&w->redis_errors, 1);
-        wk_log(WK_LOG_WARN, "heartbeat: %s", err);
-    }
+    snprintf(info.version, sizeof info.version, "%s", WK_VERSION);
+    if (q_worker_beat(c, w->cfg.prefix, &info, 3 * BEAT_MS / 1000 + 5, err, sizeof err) < 0)
+        wk_redis_failed(w, "heartbeat", err);
 }
 
 static void *heartbeat_main(void *arg)

@@ -2,9 +2,10 @@
  * signals, shutdown. Only this thread handles signals (the others start
  * with them blocked), and only this file exits.
  *
- * SIGTERM/SIGINT once: drain (take no job, finish and publish the running
- * ones, exit 0). Twice: abort (kill the running sandboxes, acknowledge
- * nothing: their entries go to another worker; exit 1).
+ * SIGTERM, SIGINT, SIGHUP or SIGQUIT once: drain (take no job, finish and
+ * publish the running ones, exit 0). Twice: abort (kill the running
+ * sandboxes, acknowledge nothing: their entries go to another worker;
+ * exit 1). None of them kills the worker outright: each is taken here.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -32,8 +33,7 @@ static q_conn *connect_at_start(const sigset_t *sigs, char *err, size_t errlen)
         q_conn *c = q_conn_open(&w.addr, &o, err, errlen);
         if (c)
             return c;
-        if (tries == 0 || tries % 20 == 0)
-            wk_log(WK_LOG_WARN, "cannot reach Redis, retrying: %s", err);
+        wk_redis_failed(&w, "start-up", err);
         struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000 };
         int sig = sigtimedwait(sigs, NULL, &ts);
         if (sig > 0) {
@@ -46,8 +46,6 @@ static q_conn *connect_at_start(const sigset_t *sigs, char *err, size_t errlen)
 
 static int setup(const sigset_t *sigs, char *err, size_t errlen)
 {
-    if (q_redis_url_parse(w.cfg.redis, &w.addr, err, errlen) < 0)
-        return -1;
     sbx_host_options ho = { .require_isolation = w.cfg.require_isolation };
     char serr[SBX_ERR_LEN];
     if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
@@ -68,6 +66,9 @@ int main(int argc, char **argv)
     char err[512];
     w.metrics_fd = -1;
     int rc = wk_config_load(&w.cfg, argc, argv, err, sizeof err);
+    /* Configuration errors exit 2: the unit's RestartPreventExitStatus. */
+    if (rc == 0 && q_redis_url_parse(w.cfg.redis, &w.addr, err, sizeof err) < 0)
+        rc = -1;
     if (rc != 0) {
         if (rc < 0)
             fprintf(stderr, "gradeq-worker: %s\n", err);
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    sigaddset(&sigs, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
     w.started = time(NULL);

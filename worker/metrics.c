@@ -18,9 +18,11 @@
 #include "worker/metrics.h"
 #include "worker/worker.h"
 
-/* Seconds: 1 ms .. 60 s, then +Inf. */
+/* Seconds: 1 ms .. a day (the sandbox's largest wall limit, so every
+ * --max-wall-ms has buckets up to it), then +Inf. */
 static const double bounds[WK_HIST_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                                 0.25, 0.5, 1, 2.5, 5, 10, 60 };
+                                                 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 180, 300,
+                                                 600, 3600, 86400 };
 
 void wk_hist_observe(wk_hist *h, uint64_t us)
 {
@@ -72,12 +74,14 @@ static void put_hist(page *p, const char *name, const char *help, wk_hist *h)
 
 static void build(wk_worker *w, page *p)
 {
-    static const char *const extra[] = { [14] = "interactor_verdicts", [15] = "BAD_JOB" };
+    static const char *const extra[] = { [WK_WRONG_ANSWER] = "WRONG_ANSWER",
+                                         [WK_INTERACTOR_ERROR] = "INTERACTOR_ERROR", [WK_BAD_JOB] = "BAD_JOB" };
+    put(p, "# HELP gradeq_build_info The worker's version.\n# TYPE gradeq_build_info gauge\n"
+           "gradeq_build_info{version=\"%s\"} 1\n", WK_VERSION);
     put(p, "# HELP gradeq_jobs_total Results published, by status.\n# TYPE gradeq_jobs_total counter\n");
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < WK_NSTATUS; i++) {
         const char *name = i <= SBX_SANDBOX_ERROR ? sbx_status_name((sbx_status)i) : extra[i];
-        if (name)
-            put(p, "gradeq_jobs_total{status=\"%s\"} %llu\n", name, atomic_load(&w->by_status[i]));
+        put(p, "gradeq_jobs_total{status=\"%s\"} %llu\n", name, atomic_load(&w->by_status[i]));
     }
     put(p, "# HELP gradeq_grading_jobs_total Grading jobs published, by the status of the whole.\n"
            "# TYPE gradeq_grading_jobs_total counter\n");
@@ -96,6 +100,16 @@ static void build(wk_worker *w, page *p)
            "# TYPE gradeq_compile_cache_total counter\n"
            "gradeq_compile_cache_total{result=\"hit\"} %llu\ngradeq_compile_cache_total{result=\"miss\"} %llu\n",
         (unsigned long long)hits, (unsigned long long)misses);
+    put(p, "# HELP gradeq_dead_letters_total Entries this worker put into P:dead.\n"
+           "# TYPE gradeq_dead_letters_total counter\ngradeq_dead_letters_total %llu\n"
+           "# HELP gradeq_claims_total Entries claimed from silent workers.\n"
+           "# TYPE gradeq_claims_total counter\ngradeq_claims_total %llu\n"
+           "# HELP gradeq_redeliveries_total Entries handled on a delivery after the first.\n"
+           "# TYPE gradeq_redeliveries_total counter\ngradeq_redeliveries_total %llu\n"
+           "# HELP gradeq_results_held Results waiting in memory for Redis to take them.\n"
+           "# TYPE gradeq_results_held gauge\ngradeq_results_held %u\n",
+        atomic_load(&w->dead_letters), atomic_load(&w->claims), atomic_load(&w->redeliveries),
+        atomic_load(&w->held_results));
     put_hist(p, "gradeq_job_duration_seconds", "Wall time of each run in the sandbox.", &w->metrics.duration);
     put_hist(p, "gradeq_queue_wait_seconds", "From submission to a worker taking the job.", &w->metrics.queue_wait);
     unsigned busy = atomic_load(&w->busy);
@@ -111,8 +125,10 @@ static void build(wk_worker *w, page *p)
     put(p, "# HELP gradeq_redis_reconnects_total Reconnections to Redis by the job threads.\n"
            "# TYPE gradeq_redis_reconnects_total counter\ngradeq_redis_reconnects_total %llu\n"
            "# HELP gradeq_redis_errors_total Failed Redis commands.\n"
-           "# TYPE gradeq_redis_errors_total counter\ngradeq_redis_errors_total %llu\n",
-        reconnects, atomic_load(&w->redis_errors));
+           "# TYPE gradeq_redis_errors_total counter\ngradeq_redis_errors_total %llu\n"
+           "# HELP gradeq_redis_auth_errors_total Of them, refused credentials or rights (WRONGPASS, NOPERM).\n"
+           "# TYPE gradeq_redis_auth_errors_total counter\ngradeq_redis_auth_errors_total %llu\n",
+        reconnects, atomic_load(&w->redis_errors), atomic_load(&w->redis_auth_errors));
     put(p, "# HELP gradeq_output_bytes_total Output bytes captured.\n# TYPE gradeq_output_bytes_total counter\n"
            "gradeq_output_bytes_total{stream=\"stdout\"} %llu\ngradeq_output_bytes_total{stream=\"stderr\"} %llu\n"
            "# HELP gradeq_output_truncated_total Streams cut at their cap.\n"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define WK_HIST_BUCKETS 14
+#define WK_HIST_BUCKETS 21
 #define WK_GRADE_STATUSES 14 /* the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED,
                               * INTERACTOR_ERROR */
 

@@ -22,6 +22,30 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Refused credentials are an operator's error that retrying cannot fix:
+ * logged at error level, at most once per 10 s for the whole worker,
+ * and counted. Other failures are warnings, at most once per second. */
+void wk_redis_failed(wk_worker *w, const char *who, const char *err)
+{
+    bool auth = strstr(err, "WRONGPASS") || strstr(err, "NOAUTH") || strstr(err, "invalid password") ||
+                strstr(err, "NOPERM");
+    atomic_fetch_add(&w->redis_errors, 1);
+    if (auth)
+        atomic_fetch_add(&w->redis_auth_errors, 1);
+    uint64_t now = now_ms(), every = auth ? 10000 : 1000;
+    atomic_ullong *last = auth ? &w->auth_logged_ms : &w->redis_logged_ms;
+    unsigned long long then = atomic_load(last);
+    if (then && now - then < every)
+        return;
+    if (!atomic_compare_exchange_strong(last, &then, now))
+        return;
+    if (auth)
+        wk_log(WK_LOG_ERROR, "%s: Redis refused our credentials or rights (check --redis user and password, "
+                             "and the ACL), retrying: %s", who, err);
+    else
+        wk_log(WK_LOG_WARN, "%s: Redis: %s (retrying)", who, err);
+}
+
 q_conn *wk_connect(wk_worker *w, const char *client_name)
 {
     char err[Q_ERR_LEN];
@@ -33,8 +57,7 @@ q_conn *wk_connect(wk_worker *w, const char *client_name)
             return c;
         if (atomic_load(&w->stop))
             return NULL;
-        if (tries == 0 || tries % 20 == 0)
-            wk_log(WK_LOG_WARN, "%s: cannot reach Redis, retrying: %s", client_name, err);
+        wk_redis_failed(w, client_name, err);
         usleep(delay_ms * 1000);
         delay_ms = delay_ms < 2000 ? delay_ms * 2 : 2000;
     }
@@ -53,22 +76,23 @@ static void *job_thread(void *arg)
         q_entry e = { 0 };
         int rc = 0;
         if (now_ms() >= next_claim) {
-            rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor, &e, err,
-                         sizeof err);
+            rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor,
+                         (size_t)w->cfg.max_job_bytes, &e, err, sizeof err);
             /* After a successful claim, claim again at once: a dead
              * worker's entries come back as fast as threads free up. */
             next_claim = rc == 1 ? 0 : now_ms() + claim_every;
-            if (rc == 1)
+            if (rc == 1) {
+                atomic_fetch_add(&w->claims, 1);
                 wk_log(WK_LOG_INFO, "claimed entry %s (delivery %lld) from a silent worker", e.id, e.attempt);
+            }
         }
         if (rc == 0)
-            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, &e, err, sizeof err);
+            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, (size_t)w->cfg.max_job_bytes, &e, err,
+                         sizeof err);
         if (rc == 1)
             wk_handle(s, &e);
-        else if (rc < 0 && !atomic_load(&w->stop)) {
-            atomic_fetch_add(&w->redis_errors, 1);
-            wk_log(WK_LOG_WARN, "%s: %s", s->consumer, err);
-        }
+        else if (rc < 0 && !atomic_load(&w->stop))
+            wk_redis_failed(w, s->consumer, err);
         q_entry_free(&e);
         atomic_store(&s->reconnects, q_conn_reconnects(s->conn));
     }

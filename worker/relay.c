@@ -7,6 +7,9 @@
  * direct pipes. The relay keeps the pipes' meaning: end-of-file on one side
  * closes the other's stdin, and once a reader has gone away its writer
  * gets SIGPIPE (the relay stops reading from it), as with a direct pipe.
+ * The relay is also where the program's stdout cap holds in an interactive
+ * run: its bytes to the interactor are counted, and past the cap the run is
+ * stopped (the verdict says OUTPUT_LIMIT).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,19 +23,27 @@
 
 #include "worker/relay.h"
 
+/* Records a chunk. The first one that does not fit is kept cut to the
+ * room left, its header saying how much was kept; then nothing more. */
 static void record(wk_relay *r, char dir, const char *buf, size_t len)
 {
-    char head[32];
-    int hn = snprintf(head, sizeof head, "%c %zu\n", dir, len);
     pthread_mutex_lock(&r->mu);
-    size_t need = (size_t)hn + len + 1;
-    if (r->truncated || r->len + need > r->cap) {
-        r->truncated = true;
-    } else {
-        memcpy(r->buf + r->len, head, (size_t)hn);
-        memcpy(r->buf + r->len + hn, buf, len);
-        r->buf[r->len + hn + len] = '\n';
-        r->len += need;
+    if (!r->truncated) {
+        char head[32];
+        size_t room = r->cap - r->len;
+        int hn = snprintf(head, sizeof head, "%c %zu\n", dir, len);
+        if ((size_t)hn + len + 1 > room) {
+            r->truncated = true;
+            /* The cut length has no more digits than len: it fits. */
+            len = room > (size_t)hn + 1 ? room - (size_t)hn - 1 : 0;
+            hn = snprintf(head, sizeof head, "%c %zu\n", dir, len);
+        }
+        if (len > 0) {
+            memcpy(r->buf + r->len, head, (size_t)hn);
+            memcpy(r->buf + r->len + hn, buf, len);
+            r->buf[r->len + hn + len] = '\n';
+            r->len += (size_t)hn + len + 1;
+        }
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -67,7 +78,25 @@ static void *leg_main(void *arg)
             continue;
         if (n <= 0)
             break;
-        record(l->r, l->dir, buf, (size_t)n);
+        wk_relay *r = l->r;
+        bool over = false;
+        if (l->dir == '>' && r->out_cap) {
+            /* Only this leg touches out_len; over_cap is read after the join. */
+            if (r->out_len + (uint64_t)n > r->out_cap) {
+                n = (ssize_t)(r->out_cap - r->out_len);
+                over = true;
+            }
+            r->out_len += (uint64_t)n;
+        }
+        record(r, l->dir, buf, (size_t)n);
+        if (over) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            r->over_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+            r->over_cap = true;
+            sbx_box_cancel(r->prog_box);
+            break;
+        }
         if (!write_all(l->to, buf, (size_t)n)) {
             struct timespec zero = { 0, 0 };
             sigtimedwait(&pipe_sig, NULL, &zero);
@@ -79,9 +108,12 @@ static void *leg_main(void *arg)
     return NULL;
 }
 
-int wk_relay_start(wk_relay *r, size_t cap, int prog_fds[2], int inter_fds[2])
+int wk_relay_start(wk_relay *r, size_t cap, uint64_t out_cap, sbx_box *prog_box, int prog_fds[2],
+                   int inter_fds[2])
 {
     memset(r, 0, sizeof *r);
+    r->out_cap = out_cap;
+    r->prog_box = prog_box;
     int p_out[2], i_in[2], i_out[2], p_in[2];
     r->buf = malloc(cap ? cap : 1);
     if (!r->buf)

@@ -34,6 +34,15 @@ typedef struct wk_slot {
     atomic_bool running;           /* the thread has not returned */
 } wk_slot;
 
+/* Marks the slot lost when it still runs `entry` (the heartbeat found the
+ * entry taken), under the slot's lock as run_job sets and clears it: a
+ * slot that finished that job and began another meanwhile keeps its new
+ * result. True when it marked. (heartbeat.c) */
+bool wk_slot_mark_lost(wk_slot *s, const char *entry);
+
+/* Result statuses past the sandbox's own, for the counters. */
+enum { WK_WRONG_ANSWER = SBX_SANDBOX_ERROR + 1, WK_INTERACTOR_ERROR, WK_BAD_JOB, WK_NSTATUS };
+
 struct wk_worker {
     wk_config cfg;
     q_redis_addr addr;
@@ -42,9 +51,12 @@ struct wk_worker {
     atomic_int hard;               /* abort: kill running jobs, acknowledge nothing */
     atomic_uint busy;
     atomic_ullong done;
-    atomic_ullong by_status[16];   /* results published, by sbx_status; [14]: the
-                                    * interactor's verdicts; [15]: BAD_JOB */
+    atomic_ullong by_status[WK_NSTATUS]; /* results published: sbx_status, then the WK_ above */
+    atomic_ullong dead_letters, claims, redeliveries;
+    atomic_uint held_results;      /* results waiting in memory for Redis to come back */
     atomic_ullong redis_errors;
+    atomic_ullong redis_auth_errors;   /* of them, refused credentials or rights */
+    atomic_ullong auth_logged_ms, redis_logged_ms; /* rate of wk_redis_failed's lines */
     wk_slot *slots;
     time_t started;
     wk_metrics metrics;
@@ -58,12 +70,13 @@ struct wk_worker {
     struct wk_compile_cache *cache; /* grading: compile artifacts, shared */
 };
 
-#define WK_INTERACTOR_VERDICT 14 /* WRONG_ANSWER, INTERACTOR_ERROR */
-#define WK_BAD_JOB 15
 
 /* Opens a Redis connection for one thread, retrying until it works or the
  * worker stops. NULL when stopping. */
 q_conn *wk_connect(wk_worker *w, const char *client_name);
+/* A failed Redis call: counted, logged at a bounded rate (refused
+ * credentials at error level). (pool.c) */
+void wk_redis_failed(wk_worker *w, const char *who, const char *err);
 
 /* pool.c: starts the job threads (each opens its box first). */
 int wk_pool_start(wk_worker *w, char *err, size_t errlen);

@@ -45,8 +45,10 @@ check "client: reads results in place and follows the results stream" \
     'client lindex gradeq:result:none 0 | grep -qv NOPERM && client blmove gradeq:result:none gradeq:result:none 0.01 LEFT LEFT | grep -qv NOPERM &&
      client xrevrange gradeq:results + - count 1 | grep -q result && client xread count 1 streams gradeq:results 0 | grep -q result'
 check "worker registered (heartbeat HSET + EXPIRE)" '[ "$(admin exists gradeq:worker:acl1)" = 1 ] && [ "$(admin ttl gradeq:worker:acl1)" -gt 0 ]'
+GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id r1 --wait 20 -- /bin/echo r1 >/dev/null 2>&1
+check "client: submit --wait 0 (no time limit)" 'GRADEQ_REDIS=$URL_C timeout 60 "$B/gradeq" submit --wait 0 -- /bin/echo zero 2>&1 | grep -qx zero'
 stats=$(GRADEQ_REDIS=$URL_M "$B/gradeq" stats 2>&1)
-check "gradeq stats as gradeq-monitor" 'echo "$stats" | grep -q "OK=1" && echo "$stats" | grep -q "1 live worker"'
+check "gradeq stats as gradeq-monitor" 'echo "$stats" | grep -q "OK=3" && echo "$stats" | grep -q "1 live worker"'
 check "gradeq stats --json as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" stats --json | grep -q "\"dead\":0"'
 
 check "the Python clients as gradeq-client (run, result, follow; asyncio)" \
@@ -85,6 +87,27 @@ if [ $HAS_DEAD = yes ]; then
     DEADID=$(admin xrange gradeq:dead - + count 1 | head -1)
     check "gradeq dead list/show as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" dead list | grep -q "$DEADID" && GRADEQ_REDIS=$URL_M "$B/gradeq" dead show "$DEADID" >/dev/null'
 fi
+
+# Following every result, and fetching one later, as gradeq-client (the
+# backends' user) and as gradeq-monitor; `gradeq result` leaves it there.
+check "client: XREAD follows P:results" 'client xread count 10 streams gradeq:results 0-0 | grep -q bad1'
+check "monitor: XREAD follows P:results" 'monitor xread count 10 streams gradeq:results 0-0 | grep -q bad1'
+check "client: gradeq result ID, twice (it stays)" 'GRADEQ_REDIS=$URL_C "$B/gradeq" result r1 2>&1 | grep -qx r1 && GRADEQ_REDIS=$URL_C "$B/gradeq" result --wait 5 r1 2>&1 | grep -qx r1'
+check "client: gradeq result ID --wait for one not there: exit 4" '[ "$(GRADEQ_REDIS=$URL_C "$B/gradeq" result nosuch --wait 1 >/dev/null 2>&1; echo $?)" = 4 ]'
+
+# Every command of docs/operations.md's monitoring block, as the user it
+# names (gradeq-monitor), read from the document itself; BLOCK 0 (follow
+# forever) is bounded here.
+OPS=$(dirname "$0")/../../docs/operations.md
+sed -n '/^R="redis-cli --user gradeq-monitor/,/^```/p' "$OPS" | grep -e '^\$R ' -e '^gradeq ' | sed 's/  *# .*//' > "$T/ops"
+check "operations.md lists its commands" '[ "$(wc -l < "$T/ops")" -ge 10 ]'
+R=monitor
+while IFS= read -r line; do
+    line=$(printf '%s' "$line" | sed -e 's/BLOCK 0 /BLOCK 100 /' -e 's/^gradeq stats --watch/timeout 3 gradeq stats --watch/')
+    out=$(GRADEQ_REDIS=$URL_M PATH="$B:$PATH" eval "$line" 2>&1 </dev/null)
+    check "operations.md as gradeq-monitor: $line" '! printf "%s" "$out" | grep -q -e NOPERM -e "ERR" -e "no permissions"'
+done < "$T/ops"
+
 check "no ACL denial on any of these paths" '[ -z "$(admin acl log 100)" ]'
 check "no NOPERM in the workers' logs" '! grep -q NOPERM "$T"/acl*.log'
 

@@ -23,11 +23,52 @@ check "requeue" '"$G" dead requeue "$id" | grep -q "^requeued as entry"'
 second=$(rcli --raw blpop gradeq:result:d1 30 | tr -d '\0')
 check "the requeued job gets a real answer" 'echo "$second" | grep -aq "OK" && ! echo "$second" | grep -aq SANDBOX_ERROR'
 check "it left the dead letters" '[ "$(rcli xlen gradeq:dead)" = 0 ]'
+rcli xadd gradeq:dead '*' entry 'a"b' reason 'x' >/dev/null
+check "dead list --json quotes what P:dead holds" '"$G" dead list --json | python3 -c "import json,sys; json.load(sys.stdin)"'
+rcli del gradeq:dead >/dev/null
 check "requeue of a missing id fails" '! "$G" dead requeue 1-1 2>/dev/null'
 rcli xadd gradeq:dead '*' entry 1-0 reason test >/dev/null
 rcli xadd gradeq:dead '*' entry 2-0 reason test >/dev/null
 check "purge" '"$G" dead purge | grep -q "purged 2 dead letters" && [ "$(rcli xlen gradeq:dead)" = 0 ]'
 out=$(timeout 2.5 "$G" stats --watch --interval 500)
 check "stats --watch refreshes" '[ "$(echo "$out" | grep -c "queue:")" -ge 3 ]'
+
+# msgpack by hand: {"id": ID, "argv": ["/bin/true", <N bytes of 'a'>]}.
+job_with_arg() {
+    printf '\202\242id\244%s\244argv\222\251/bin/true\333' "$1"
+    printf "%08x" "$2" | sed 's/../\\x&/g' | xargs -0 printf
+    head -c "$2" /dev/zero | tr '\0' a
+}
+job_with_arg big1 4194304 > "$T/argv4m"
+rcli -x xadd gradeq:jobs '*' job < "$T/argv4m" >/dev/null
+r=$(rcli --raw blpop gradeq:result:big1 20 | tr -d '\0')
+check "a 4 MiB argument: BAD_JOB at once, naming the limit" \
+    'echo "$r" | grep -aq BAD_JOB && echo "$r" | grep -aq "exceeds the limit of 131071 per string"'
+
+# An entry without a job field keeps its fields; show reads it (it once
+# freed an uninitialised job).
+rcli xadd gradeq:jobs '*' other keepme >/dev/null
+for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
+check "an entry without job: its fields kept" 'rcli xrange gradeq:dead - + | grep -q keepme'
+nid=$(rcli xrange gradeq:dead - + | head -1)
+check "dead show of one without job" '"$G" dead show "$nid" | grep -q "^job: none"'
+check "options after the subcommand, as before it" \
+    '"$G" dead list --redis "$GRADEQ_REDIS" --json | grep -q "$nid" && "$G" dead --json show "$nid" --prefix gradeq | grep -q "\"job_bytes\":-1"'
+kill -TERM $LAST_WORKER; wait $LAST_WORKER
+
+# A job over --max-job-bytes: BAD_JOB under its id, not read whole, not kept.
+start_worker wc --threads 1 --max-job-bytes 64K
+job_with_arg big2 1048576 > "$T/job1m"
+rcli -x xadd gradeq:jobs '*' job < "$T/job1m" >/dev/null
+r=$(rcli --raw blpop gradeq:result:big2 20 | tr -d '\0')
+check "over --max-job-bytes: BAD_JOB under its id" 'echo "$r" | grep -aq BAD_JOB && echo "$r" | grep -aq "max-job-bytes"'
+check "... and not dead-lettered" '[ "$(rcli xlen gradeq:dead)" = 1 ]'
+printf '\301%s' "$(head -c 100000 /dev/zero | tr '\0' x)" > "$T/junk"
+rcli -x xadd gradeq:jobs '*' job < "$T/junk" >/dev/null
+for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 2 ] && break; sleep 0.05; done
+check "an oversized entry without an id: at most 4 KiB of it in P:dead" \
+    '[ "$(rcli xlen gradeq:dead)" = 2 ] && rcli --raw xrevrange gradeq:dead + - count 1 | grep -qx 100001 && [ "$(rcli --raw xrevrange gradeq:dead + - count 1 | wc -c)" -lt 6000 ]'
+did=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
+check "a cut dead letter is not requeued" '! "$G" dead requeue "$did" 2>/dev/null'
 kill -TERM $LAST_WORKER; wait $LAST_WORKER
 exit $FAIL

@@ -15,6 +15,15 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 out=$(as_nobody run --json -- /bin/echo hi)
 check "runs without root" 'echo "$out" | grep -q "\"status\":\"OK\""'
 check "says what held" 'echo "$out" | grep -q "\"isolation\":\[\"no_new_privs\",\"seccomp\",\"rlimits\",\"fds\",\"clean_env\"\]"'
+for n in 1 2; do
+    err=$(as_nobody run -- /bin/true 2>&1 >/dev/null)
+    check "warns on stderr, run $n: what did not hold, how to get full isolation" \
+        'echo "$err" | grep -q "warning: not fully isolated.*pid_ns.*cgroup_memory" && echo "$err" | grep -q "run as root for full isolation"'
+done
+out=$(as_nobody run --memory 64M -- /usr/bin/python3 -c 'x = [0] * (100 << 20)' 2>&1)
+check "an allocation refused at the address-space limit: MEMORY_LIMIT" 'echo "$out" | grep -q "gradeq: MEMORY_LIMIT"'
+out=$(as_nobody run -- /bin/sh -c 'echo "out of memory" >&2; exit 0' 2>&1)
+check "... but only for a failed run" 'echo "$out" | grep -q "gradeq: OK"'
 out=$(as_nobody run --cpu-ms 300 --wall-ms 20000 -- /bin/sh -c 'while :; do :; done' 2>&1)
 check "CPU limit without a cgroup" 'echo "$out" | grep -q "gradeq: TIME_LIMIT"'
 # The daemon is a sleep no one else runs; the run says once it is away.

@@ -30,11 +30,33 @@ check "100,000 one-line round trips" \
 check "JSON carries the interactor" \
     '"$G" run --json --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\",\"exit_code\":0"'
 
+# Whoever failed first decides; each case five times, as an order decided
+# by a race between two exits would not hold every time.
+five() { for _ in 1 2 3 4 5; do verdict "$@" | cut -d" " -f2; done | sort -u | tr '\n' ' '; }
+check "a C student exiting 1 on EOF after the judge's rejection: WRONG_ANSWER" \
+    '[ "$(five --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit")" = "WRONG_ANSWER " ]'
+check "a Python student's EOFError after the judge's rejection: WRONG_ANSWER" \
+    '[ "$(five --interactor "/bin/sh -c \"exit 1\"" -- python3 -c "input()")" = "WRONG_ANSWER " ]'
+check "a judge over its own CPU limit (--cpu-ms for both): INTERACTOR_ERROR" \
+    'verdict --cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" | grep -q "^gradeq: INTERACTOR_ERROR.*interactor: TIME_LIMIT *$"'
+check "a judge over --interactor-cpu-ms: INTERACTOR_ERROR" \
+    '[ "$(five --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
+check "a judge crashing first (exit 2), the program failing after: INTERACTOR_ERROR" \
+    '[ "$(five --interactor "/bin/sh -c \"exit 2\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
+check "a program crashing first, the judge rejecting after: the program's SIGNALED" \
+    '[ "$(five --interactor "/bin/sh -c \"cat >/dev/null; exit 1\"" -- "$P/segv")" = "SIGNALED " ]'
+check "--interactor-memory reaches the interactor" \
+    'verdict --interactor-memory 8M --interactor "$P/memhog 64" -- "$P/eof_exit" | grep -q "^gradeq: INTERACTOR_ERROR.*MEMORY_LIMIT"'
+check "a flood with a transcript: OUTPUT_LIMIT at the program's stdout cap" \
+    'verdict --stdout-max 64K --transcript 1K --interactor "/bin/sh -c \"cat >/dev/null\"" -- "$P/guess_solver" flood | grep -q "^gradeq: OUTPUT_LIMIT"'
+
 b64field() { python3 -c "import json,sys,base64; print(base64.b64decode(json.load(sys.stdin).get('$1','')).decode('latin-1'))"; }
 t=$("$G" run --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "transcript: both directions, tagged"     'echo "$t" | grep -q "^> 9\$" && echo "$t" | grep -q "^? 500000\$" && echo "$t" | grep -q "^< 2\$"'
 t=$("$G" run --json --transcript 100 --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "transcript: capped" '[ "$(printf %s "$t" | wc -c)" -le 100 ] && echo "$t" | grep -q "^> 9\$"'
+t=$("$G" run --json --transcript 10 --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
+check "transcript: a cap below the first chunk keeps its first bytes" '[ "$t" = "$(printf "> 5\n? 500\n")" ]'
 check "transcript: the verdict unchanged by the relay" \
     '"$G" run --transcript 1K --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
 
@@ -49,6 +71,10 @@ check "job: INTERACTOR_ERROR through Redis" \
     '"$G" submit --wait 30 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
 check "job: the interactor in the result" \
     '"$G" submit --wait 30 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
+check "job: --interactor-cpu-ms travels as interactor.limits" \
+    '"$G" submit --wait 30 --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR.*TIME_LIMIT"'
+check "job: the judge rejecting first, the program failing after: WRONG_ANSWER" \
+    '"$G" submit --wait 30 --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
 t=$("$G" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "job: transcript through Redis" 'echo "$t" | grep -q "^> 9\$"'
 exit $FAIL

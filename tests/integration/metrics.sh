@@ -18,7 +18,12 @@ check "busy while a job runs" '[ "$(metric "gradeq_threads{state=\"busy\"}")" = 
 for n in 1 2 3 4 5; do "$B/gradeq" submit --wait 30 -- /bin/true >/dev/null 2>&1; done
 for n in 1 2; do "$B/gradeq" submit --wait 30 --cpu-ms 100 --wall-ms 20000 -- "$P/loop" >/dev/null 2>&1; done
 "$B/gradeq" submit --wait 30 --stdout-max 100 -- "$P/yes_stdout" >/dev/null 2>&1
+"$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 1'" -- /bin/true >/dev/null 2>&1
+"$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 2'" -- /bin/true >/dev/null 2>&1
+rcli xadd gradeq:jobs '*' job 'not msgpack' >/dev/null
 rcli blpop gradeq:result:long1 30 >/dev/null
+wait_jobs 12 30
+for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
 page=$(scrape)
 check "every line parses as Prometheus text" \
     '! echo "$page" | grep -v "^#" | grep -Ev "^[a-z_]+(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? [0-9.e+-]+$" | grep -q .'
@@ -26,6 +31,18 @@ for st in OK TIME_LIMIT OUTPUT_LIMIT; do
     check "jobs_total{$st} matches P:stats" \
         '[ "$(metric "gradeq_jobs_total{status=\"$st\"}")" -eq "$(rcli hget gradeq:stats $st)" ] && [ "$(rcli hget gradeq:stats $st)" -gt 0 ]'
 done
+check "one label per status: WRONG_ANSWER and INTERACTOR_ERROR apart" \
+    '[ "$(metric "gradeq_jobs_total{status=\"WRONG_ANSWER\"}")" = 1 ] && [ "$(metric "gradeq_jobs_total{status=\"INTERACTOR_ERROR\"}")" = 1 ]'
+check "a dead letter counted" '[ "$(metric gradeq_dead_letters_total)" = 1 ]'
+check "build info" 'echo "$page" | grep -q "^gradeq_build_info{version=\"[0-9.]*\"} 1$"'
+check "duration buckets reach the default --max-wall-ms (180 s)" \
+    'echo "$page" | grep -q "^gradeq_job_duration_seconds_bucket{le=\"180\"}"'
+undocumented() {
+    for m in $(echo "$page" | sed -n 's/^# TYPE \([a-z_]*\) .*/\1/p'); do
+        grep -q "\`$m" "$(dirname "$0")/../../docs/operations.md" || echo "$m"
+    done
+}
+check "every metric served is documented in operations.md" '[ -z "$(undocumented)" ] || { undocumented; false; }'
 check "duration histogram counts every run" \
     '[ "$(metric gradeq_job_duration_seconds_count)" = "$(rcli hget gradeq:stats jobs)" ]'
 check "truncated stdout counted" '[ "$(metric "gradeq_output_truncated_total{stream=\"stdout\"}")" = 1 ]'

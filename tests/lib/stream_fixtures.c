@@ -129,7 +129,7 @@ void sf_submit(q_conn *c, const char *prefix, const void *job, size_t len, char 
 void sf_fetch(q_conn *c, const char *prefix, const char *consumer, q_entry *e)
 {
     char err[Q_ERR_LEN] = "";
-    if (q_fetch(c, prefix, consumer, 0, e, err, sizeof err) != 1)
+    if (q_fetch(c, prefix, consumer, 0, 0, e, err, sizeof err) != 1)
         fail_msg("fetch by %s: %s", consumer, err);
 }
 

@@ -81,9 +81,9 @@ static void test_fetch_without_job(void **state)
     q_conn *c = sf_open(NULL);
     char err[Q_ERR_LEN] = "";
     q_entry e;
-    assert_int_equal(q_fetch(c, P, "w1", 0, &e, err, sizeof err), 0);
-    assert_int_equal(q_fetch(c, P, "w1", 30, &e, err, sizeof err), 0);
-    assert_int_equal(q_fetch(c, P, "w1", 2001, &e, err, sizeof err), -1);
+    assert_int_equal(q_fetch(c, P, "w1", 0, 0, &e, err, sizeof err), 0);
+    assert_int_equal(q_fetch(c, P, "w1", 30, 0, &e, err, sizeof err), 0);
+    assert_int_equal(q_fetch(c, P, "w1", 2001, 0, &e, err, sizeof err), -1);
     assert_non_null(strstr(err, "block_ms 2001 outside 0..2000"));
     q_entry_free(&e);
     q_conn_close(c);
@@ -100,7 +100,7 @@ static void test_fetch_publish_round_trip(void **state)
 
     q_entry e;
     unsigned long rt = q_conn_round_trips(c);
-    assert_int_equal(q_fetch(c, P, "w1", 100, &e, err, sizeof err), 1);
+    assert_int_equal(q_fetch(c, P, "w1", 100, 0, &e, err, sizeof err), 1);
     assert_int_equal(q_conn_round_trips(c) - rt, 1);
     assert_string_equal(e.id, id);
     assert_true(e.has_job);
@@ -170,14 +170,14 @@ static void test_publish_after_losing_entry_writes_nothing(void **state)
     sf_submit_fetch(c, P, "job", 3, "A", &a);
     make_idle(c, a.id, "A", "60000"); /* A stalled */
     q_cursor cur = { "" };
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &b, err, sizeof err), 1);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &b, err, sizeof err), 1);
     assert_string_equal(b.id, a.id);
     assert_int_equal(b.attempt, 2);
     assert_memory_equal(b.job, "job", 3);
 
     q_delivery d = sf_result_for("job-2", "OK", "late", 4);
     assert_int_equal(q_publish(c, P, "A", a.id, &d, err, sizeof err), 0);
-    q_dead_letter dl = { .job = "job", .job_len = 3, .reason = "late", .maxlen = 100 };
+    q_dead_letter dl = { .reason = "late", .maxlen = 100 };
     assert_int_equal(q_dead(c, P, "A", a.id, &dl, err, sizeof err), 0);
     assert_int_equal(q_touch(c, P, "A", a.id, err, sizeof err), 0);
     assert_int_equal(LL(c, "EXISTS", P ":result:job-2", P ":results", P ":stats", P ":rate",
@@ -205,16 +205,16 @@ static void test_claim_only_idle_and_walks_pel(void **state)
     }
     q_cursor cur = { "" };
     q_entry e;
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &e, err, sizeof err), 0); /* all fresh */
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &e, err, sizeof err), 0); /* all fresh */
 
     /* Only the last entry is idle: one call examines 100 PEL entries, so
      * it takes a second call, resuming from the cursor, to reach it. */
     make_idle(c, ids[149], "A", "60000");
     memset(&cur, 0, sizeof cur);
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &e, err, sizeof err), 0);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &e, err, sizeof err), 0);
     assert_string_not_equal(cur.next, "0-0");
     unsigned long rt = q_conn_round_trips(c);
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &e, err, sizeof err), 1);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &e, err, sizeof err), 1);
     assert_int_equal(q_conn_round_trips(c) - rt, 1);
     assert_string_equal(e.id, ids[149]);
     assert_int_equal(e.attempt, 2);
@@ -222,7 +222,7 @@ static void test_claim_only_idle_and_walks_pel(void **state)
     q_entry_free(&e);
 
     make_idle(c, ids[0], "A", "60000");
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &e, err, sizeof err), 1);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &e, err, sizeof err), 1);
     assert_string_equal(e.id, ids[0]);
     q_entry_free(&e);
     q_conn_close(c);
@@ -241,16 +241,20 @@ static void test_touch_keeps_entry(void **state)
     make_idle(c, e1.id, "A", "60000");
     make_idle(c, e2.id, "A", "60000");
 
-    const char *ids[] = { e1.id, e2.id, "1-1" /* never delivered */ };
-    int owned[3] = { -1, -1, -1 };
+    /* One round trip for the entries of several consumers (the slots of
+     * one worker), each fenced by its own. */
+    const char *ids[] = { e1.id, e2.id, "1-1" /* never delivered */, e2.id };
+    const char *who[] = { "A", "A", "A", "B" /* not B's */ };
+    int owned[4] = { -1, -1, -1, -1 };
     unsigned long rt = q_conn_round_trips(c);
-    assert_int_equal(q_touch_many(c, P, "A", ids, 3, owned, err, sizeof err), 2);
+    assert_int_equal(q_touch_many(c, P, who, ids, 4, owned, err, sizeof err), 2);
     assert_int_equal(q_conn_round_trips(c) - rt, 1);
     assert_int_equal(owned[0], 1);
     assert_int_equal(owned[1], 1);
     assert_int_equal(owned[2], 0);
+    assert_int_equal(owned[3], 0);
     q_cursor cur = { "" };
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &got, err, sizeof err), 0);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &got, err, sizeof err), 0);
     assert_int_equal(delivery_count(c, e1.id, owner), 1); /* touch is no delivery */
     assert_string_equal(owner, "A");
     assert_int_equal(q_touch(c, P, "B", e1.id, err, sizeof err), 0); /* not B's */
@@ -260,8 +264,11 @@ static void test_touch_keeps_entry(void **state)
     const char *many[Q_TOUCH_MAX + 1];
     for (int i = 0; i <= Q_TOUCH_MAX; i++)
         many[i] = e1.id;
+    const char *as[Q_TOUCH_MAX + 1];
+    for (int i = 0; i <= Q_TOUCH_MAX; i++)
+        as[i] = "A";
     int o[Q_TOUCH_MAX + 1];
-    assert_int_equal(q_touch_many(c, P, "A", many, Q_TOUCH_MAX + 1, o, err, sizeof err), -1);
+    assert_int_equal(q_touch_many(c, P, as, many, Q_TOUCH_MAX + 1, o, err, sizeof err), -1);
     q_entry_free(&e1);
     q_entry_free(&e2);
     q_conn_close(c);
@@ -280,17 +287,18 @@ static void test_dead_letter(void **state)
     sf_fetch(c, P, "A", &e2);
 
     q_delivery d = sf_result_for("job-3", "INTERNAL_ERROR", "why", 3);
-    q_dead_letter dl = { .job = e.job, .job_len = e.job_len, .reason = "crashed 5 workers",
-                         .maxlen = 100, .result = &d };
+    q_dead_letter dl = { .reason = "crashed 5 workers", .maxlen = 100, .result = &d };
     assert_int_equal(q_dead(c, P, "A", e.id, &dl, err, sizeof err), 1);
     redisReply *r = RUN(c, "XRANGE", P ":dead", "-", "+", "COUNT", "10");
     assert_int_equal(r->elements, 1);
     redisReply *f = r->element[0]->element[1];
     assert_int_equal(f->elements, 6);
+    assert_string_equal(f->element[0]->str, "entry");
     assert_string_equal(f->element[1]->str, e.id);
-    assert_int_equal(f->element[3]->len, sizeof raw);
-    assert_memory_equal(f->element[3]->str, raw, sizeof raw);
-    assert_string_equal(f->element[5]->str, "crashed 5 workers");
+    assert_string_equal(f->element[3]->str, "crashed 5 workers");
+    assert_string_equal(f->element[4]->str, "job");
+    assert_int_equal(f->element[5]->len, sizeof raw);
+    assert_memory_equal(f->element[5]->str, raw, sizeof raw);
     freeReplyObject(r);
     assert_int_equal(stat(c, P, "DEAD"), 1);
     assert_int_equal(stat(c, P, "INTERNAL_ERROR"), 1);
@@ -298,8 +306,7 @@ static void test_dead_letter(void **state)
     assert_int_equal(q_dead(c, P, "A", e.id, &dl, err, sizeof err), 0); /* gone already */
 
     /* Without a result: only the dead letter. */
-    q_dead_letter bare = { .job = e2.job, .job_len = e2.job_len, .reason = "bad payload",
-                           .maxlen = 100 };
+    q_dead_letter bare = { .reason = "bad payload", .maxlen = 100 };
     assert_int_equal(q_dead(c, P, "A", e2.id, &bare, err, sizeof err), 1);
     assert_int_equal(LL(c, "XLEN", P ":dead"), 2);
     assert_int_equal(stat(c, P, "DEAD"), 2);
@@ -325,6 +332,79 @@ static void test_entry_without_job_field(void **state)
     q_dead_letter dl = { .reason = "no job field", .maxlen = 100 };
     assert_int_equal(q_dead(c, P, "A", e.id, &dl, err, sizeof err), 1);
     assert_int_equal(LL(c, "XLEN", P ":dead"), 1);
+    /* The entry's own fields are kept, not replaced by an empty job. */
+    r = RUN(c, "XRANGE", P ":dead", "-", "+");
+    redisReply *f = r->element[0]->element[1];
+    assert_int_equal(f->elements, 6);
+    assert_string_equal(f->element[4]->str, "other");
+    assert_string_equal(f->element[5]->str, "x");
+    freeReplyObject(r);
+    q_entry_free(&e);
+    q_conn_close(c);
+}
+
+/* A job over the cap never leaves Redis whole: the worker gets its first
+ * Q_JOB_KEEP bytes and its length, P:dead keeps no more (fetched waiting,
+ * claimed, or arriving during a blocking read). */
+/* ttl 0 (the worker's --result-lists no): the result goes to P:results
+ * only, no per-job list is left behind. */
+static void test_publish_without_list(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "";
+    q_entry e;
+    sf_submit_fetch(c, P, "j", 1, "A", &e);
+    q_delivery d = sf_result_for("nolist", "OK", "r", 1);
+    d.ttl_s = 0;
+    assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), 1);
+    assert_int_equal(LL(c, "EXISTS", P ":result:nolist"), 0);
+    assert_int_equal(LL(c, "XLEN", P ":results"), 1);
+    q_entry_free(&e);
+    q_conn_close(c);
+}
+
+static void test_oversized_job_cut(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "", id[Q_ID_LEN];
+    static char big[1 << 20];
+    memset(big, 'j', sizeof big);
+    sf_submit(c, P, big, sizeof big, id);
+    sf_submit(c, P, "small", 5, id);
+    q_entry e, s;
+    assert_int_equal(q_fetch(c, P, "A", 0, 64 * 1024, &e, err, sizeof err), 1);
+    assert_true(e.has_job);
+    assert_int_equal(e.job_len, Q_JOB_KEEP);
+    assert_int_equal(e.job_bytes, sizeof big);
+    assert_int_equal(q_fetch(c, P, "A", 0, 64 * 1024, &s, err, sizeof err), 1);
+    assert_int_equal(s.job_len, 5);
+    assert_int_equal(s.job_bytes, 5);
+    q_dead_letter dl = { .reason = "too big", .maxlen = 100, .max_job = 64 * 1024 };
+    assert_int_equal(q_dead(c, P, "A", e.id, &dl, err, sizeof err), 1);
+    redisReply *r = RUN(c, "XRANGE", P ":dead", "-", "+");
+    redisReply *f = r->element[0]->element[1];
+    assert_int_equal(f->elements, 8);
+    assert_string_equal(f->element[4]->str, "job");
+    assert_int_equal(f->element[5]->len, Q_JOB_KEEP);
+    assert_string_equal(f->element[6]->str, "job_bytes");
+    assert_string_equal(f->element[7]->str, "1048576");
+    freeReplyObject(r);
+    q_entry_free(&e);
+    q_entry_free(&s);
+    /* Claimed after its consumer went silent: cut the same way. */
+    sf_submit(c, P, big, sizeof big, id);
+    assert_int_equal(q_fetch(c, P, "A", 0, 0, &e, err, sizeof err), 1);
+    assert_int_equal(e.job_len, sizeof big); /* no cap: whole */
+    q_entry_free(&e);
+    q_cursor cur = { "0-0" };
+    assert_int_equal(q_claim(c, P, "B", 0, &cur, 64 * 1024, &e, err, sizeof err), 1);
+    assert_int_equal(e.job_len, 5); /* "small", still pending first */
+    q_entry_free(&e);
+    assert_int_equal(q_claim(c, P, "B", 0, &cur, 64 * 1024, &e, err, sizeof err), 1);
+    assert_int_equal(e.job_len, Q_JOB_KEEP);
+    assert_int_equal(e.job_bytes, sizeof big);
     q_entry_free(&e);
     q_conn_close(c);
 }
@@ -340,7 +420,7 @@ static void test_claim_counts_deleted_entries_lost(void **state)
     assert_int_equal(LL(c, "XDEL", P ":jobs", e.id), 1); /* trimmed by hand */
     q_cursor cur = { "" };
     q_entry got;
-    assert_int_equal(q_claim(c, P, "B", 30000, &cur, &got, err, sizeof err), 0);
+    assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &got, err, sizeof err), 0);
     assert_int_equal(stat(c, P, "LOST"), 1);
     redisReply *r = RUN(c, "XPENDING", P ":jobs", "workers");
     assert_int_equal(r->element[0]->integer, 0);
@@ -372,7 +452,7 @@ static void test_fetch_recreates_deleted_group(void **state)
     char id[Q_ID_LEN];
     assert_int_equal(LL(c, "DEL", P ":jobs"), 1);
     q_entry e;
-    assert_int_equal(q_fetch(c, P, "A", 0, &e, NULL, 0), 0); /* err is optional */
+    assert_int_equal(q_fetch(c, P, "A", 0, 0, &e, NULL, 0), 0); /* err is optional */
     assert_int_equal(LL(c, "EXISTS", P ":jobs"), 1);
     sf_submit(c, P, "x", 1, id);
     sf_fetch(c, P, "A", &e);
@@ -401,9 +481,9 @@ static void test_bad_arguments_write_nothing(void **state)
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
     assert_string_equal(err, "queue: job id must be 1..128 bytes of [A-Za-z0-9._:-]");
     d = sf_result_for("ok-id", "OK", "r", 1);
-    d.ttl_s = 0;
+    d.ttl_s = -1;
     assert_int_equal(q_publish(c, P, "A", e.id, &d, err, sizeof err), -1);
-    assert_non_null(strstr(err, "ttl_s > 0"));
+    assert_non_null(strstr(err, "ttl_s >= 0"));
     d.ttl_s = 60;
     assert_int_equal(q_publish(c, P, "A", "12-x", &d, err, sizeof err), -1);
     assert_non_null(strstr(err, "bad entry id \"12-x\""));
@@ -465,6 +545,8 @@ int main(void)
         T(test_claim_only_idle_and_walks_pel),
         T(test_touch_keeps_entry),
         T(test_dead_letter),
+        T(test_oversized_job_cut),
+        T(test_publish_without_list),
         T(test_entry_without_job_field),
         T(test_claim_counts_deleted_entries_lost),
         T(test_hash_tag_prefix),

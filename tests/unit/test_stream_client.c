@@ -37,7 +37,7 @@ static void test_submit_refuses_when_full(void **state)
     assert_int_equal(q_submit(c, P, "a", 1, 2, id, err, sizeof err), 1);
     assert_int_equal(q_submit(c, P, "b", 1, 2, id, err, sizeof err), 1);
     assert_int_equal(q_submit(c, P, "c", 1, 2, id, err, sizeof err), 0);
-    assert_string_equal(err, "queue full: 2 entries waiting (max 2)");
+    assert_string_equal(err, "queue full: 2 jobs waiting or running (--max-queue 2)");
     assert_string_equal(id, "");
     assert_int_equal(LL(c, "XLEN", P ":jobs"), 2);
 
@@ -61,7 +61,7 @@ static void *worker_thread(void *arg)
     q_entry e;
     int got = 0;
     for (int tries = 0; tries < 50 && got == 0; tries++)
-        got = q_fetch(c, P, "T", 100, &e, err, sizeof err);
+        got = q_fetch(c, P, "T", 100, 0, &e, err, sizeof err);
     if (got == 1) {
         q_delivery d = sf_result_for(job_id, "OK", e.job, e.job_len);
         got = q_publish(c, P, "T", e.id, &d, err, sizeof err);
@@ -87,8 +87,15 @@ static void test_wait_result(void **state)
     void *ret;
     assert_int_equal(pthread_join(th, &ret), 0);
     assert_int_equal((intptr_t)ret, 1);
-    assert_int_equal(LL(c, "EXISTS", P ":result:job-w"), 0); /* consumed */
-    assert_int_equal(LL(c, "XLEN", P ":results"), 1);         /* kept */
+    assert_int_equal(LL(c, "LLEN", P ":result:job-w"), 1); /* left for the next reader */
+    assert_int_equal(LL(c, "XLEN", P ":results"), 1);
+    /* A second reader, at once (timeout 0) or waiting, gets it too. */
+    assert_int_equal(q_wait_result(c, P, "job-w", 0, &b, err, sizeof err), 1);
+    assert_int_equal(b.len, 7);
+    q_blob_free(&b);
+    assert_int_equal(q_wait_result(c, P, "job-w", -1, &b, err, sizeof err), 1);
+    q_blob_free(&b);
+    assert_int_equal(q_wait_result(c, P, "none", 0, &b, err, sizeof err), 0);
     q_conn_close(c);
 
     /* Nothing comes: the wait is cut into slices shorter than the socket
@@ -186,7 +193,7 @@ static void test_stats(void **state)
     sf_fetch(c, P, "B", &e3);
     q_delivery d = sf_result_for("s1", "OK", "r", 1);
     assert_int_equal(q_publish(c, P, "A", e1.id, &d, err, sizeof err), 1);
-    q_dead_letter dl = { .job = "j", .job_len = 1, .reason = "r", .maxlen = 10 };
+    q_dead_letter dl = { .reason = "r", .maxlen = 10 };
     assert_int_equal(q_dead(c, P, "B", e3.id, &dl, err, sizeof err), 1);
 
     /* Plant two buckets inside the last minute and one outside it. */
@@ -269,7 +276,7 @@ static void test_job_id_rule_is_the_decoders(void **state)
         bool valid = decoder_takes(id);
         assert_int_equal(valid, q_id_valid(id, strlen(id)));
         q_delivery d = sf_result_for(id, "OK", "r", 1);
-        q_dead_letter dl = { "x", 1, "why", 10, &d };
+        q_dead_letter dl = { "why", 10, 0, &d };
         if (valid) {
             assert_int_equal(q_wait_result(c, P, id, 1, &b, err, sizeof err), 0);
             continue;

@@ -1,17 +1,39 @@
 /* test_worker.c -- the worker's configuration (flags, GRADEQ_* variables,
  * defaults, their precedence, the errors) and how a job's limits become a
- * sandbox spec (defaults filled in, the worker's maxima clamping). */
+ * sandbox spec (defaults filled in, the worker's maxima clamping); the
+ * heartbeat marking a slot lost only while it runs the entry taken. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "queue/job.h"
 #include "worker/config.h"
 #include "worker/convert.h"
+#include "worker/worker.h"
+
+/* The heartbeat's verdict "entry taken" lands on a slot only while that
+ * slot still runs that entry: the next job's result must not be dropped. */
+static void lost_only_if_still_running(void **state)
+{
+    (void)state;
+    wk_slot s = { .consumer = "w/0" };
+    pthread_mutex_init(&s.mu, NULL);
+    snprintf(s.entry, sizeof s.entry, "2-0"); /* the next job already began */
+    assert_false(wk_slot_mark_lost(&s, "1-0"));
+    assert_false(atomic_load(&s.lost));
+    s.entry[0] = 0; /* idle */
+    assert_false(wk_slot_mark_lost(&s, "1-0"));
+    assert_false(atomic_load(&s.lost));
+    snprintf(s.entry, sizeof s.entry, "1-0");
+    assert_true(wk_slot_mark_lost(&s, "1-0"));
+    assert_true(atomic_load(&s.lost));
+    pthread_mutex_destroy(&s.mu);
+}
 
 static int load(wk_config *c, char *err, int argc, ...)
 {
@@ -108,6 +130,7 @@ static void limits_default_and_clamp(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lost_only_if_still_running),
         cmocka_unit_test(defaults),
         cmocka_unit_test(env_then_flags),
         cmocka_unit_test(errors_name_the_flag),

@@ -53,7 +53,7 @@ class RawResult(ctypes.Structure):
                 ("stdout_truncated", ctypes.c_bool),
                 ("stderr_buf", ctypes.c_void_p), ("stderr_len", ctypes.c_size_t),
                 ("stderr_truncated", ctypes.c_bool),
-                ("cpu_us", ctypes.c_uint64), ("wall_us", ctypes.c_uint64),
+                ("cpu_us", ctypes.c_uint64), ("wall_us", ctypes.c_uint64), ("end_ns", ctypes.c_uint64),
                 ("memory_bytes", ctypes.c_uint64), ("isolation", ctypes.c_uint),
                 ("waiting_for_input", ctypes.c_bool), ("ended_by_callback", ctypes.c_bool),
                 ("error", ctypes.c_char * ERR_LEN),

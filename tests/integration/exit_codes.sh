@@ -1,0 +1,59 @@
+#!/bin/sh
+# The exit statuses of gradeq and gradeq-worker, each reached for real,
+# against the one table of gradeq(1) and gradeq-worker(8): a code used here
+# and not in the table (or the reverse) fails. Also --version on both, the
+# job id on stderr when a wait fails, and SIGHUP/SIGQUIT draining.
+set -u
+. "$(dirname "$0")/common.inc"
+G="$B/gradeq"
+M=$(dirname "$0")/../../docs/man
+code() { "$@" >/dev/null 2>&1 </dev/null; echo $?; }
+# The codes of a man page's EXIT STATUS section.
+table() { sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$1" | sed -n '/^\.TP/{n;s/^\.B //p}' | tr '\n' ' '; }
+check "gradeq(1) lists 0 1 2 3 4" '[ "$(table "$M/gradeq.1")" = "0 1 2 3 4 " ]'
+check "gradeq-worker(8) lists 0 1 2" '[ "$(table "$M/gradeq-worker.8")" = "0 1 2 " ]'
+check "--version on both" '"$G" --version | grep -qx "gradeq [0-9.]*" && "$B/gradeq-worker" --version | grep -qx "gradeq-worker [0-9.]*"'
+
+NOWHERE="unix://$T/none.sock"
+check "2: a bad option, each command" \
+    '[ "$(code "$G" run --bogus -- /bin/true)$(code "$G" submit --bogus -- /bin/true)$(code "$G" stats --bogus)$(code "$G" dead list --bogus)$(code "$G" result)$(code "$G" result "a b")" = 222222 ]'
+check "2: a malformed URL, each client command" \
+    '[ "$(code "$G" submit --redis http://x -- /bin/true)$(code "$G" stats --redis http://x)$(code "$G" dead list --redis http://x)$(code "$G" result j --redis http://x)" = 2222 ]'
+check "2: a usage error is one line and a hint" '[ "$("$G" run --bogus -- x 2>&1 | wc -l)" = 2 ] && "$G" run --bogus -- x 2>&1 | grep -q "Try .gradeq run --help."'
+check "2: the worker, a malformed URL (the unit does not restart it)" '[ "$(code "$B/gradeq-worker" --redis http://x)" = 2 ]'
+check "2: the worker, a bad option" '[ "$(code "$B/gradeq-worker" --threads many)" = 2 ]'
+check "3: Redis unreachable, each client command" \
+    '[ "$(code "$G" submit --redis "$NOWHERE" -- /bin/true)$(code "$G" stats --redis "$NOWHERE")$(code "$G" dead list --redis "$NOWHERE")$(code "$G" result j --redis "$NOWHERE")" = 3333 ]'
+start_redis || exit 1
+check "0: submit, stats, dead list" '[ "$(code "$G" submit -- /bin/true)$(code "$G" stats)$(code "$G" dead list)" = 000 ]'
+check "1: no such dead letter, no result yet" '[ "$(code "$G" dead show 1-1)$(code "$G" result nosuch)" = 11 ]'
+check "3: the queue full" '[ "$(code "$G" submit --max-queue 1 -- /bin/true)" = 3 ]'
+err=$("$G" submit --id w1 --wait 1 -- /bin/true 2>&1 >/dev/null); rc=$?
+check "4: --wait ran out, the id on stderr" '[ $rc = 4 ] && echo "$err" | grep -q "queued job w1" && echo "$err" | grep -q "job w1: no result before --wait ran out"'
+check "4: result --wait ran out" '[ "$(code "$G" result nosuch --wait 1)" = 4 ]'
+# Redis goes away mid-wait: exit 3, and the id was already given.
+"$G" submit --id w2 --wait 30 -- /bin/true >/dev/null 2>"$T/w2.err" &
+sub=$!
+for _ in $(seq 1 100); do grep -q "queued job w2" "$T/w2.err" && break; sleep 0.05; done
+kill -9 "$(cat "$T/redis.pid")"
+wait $sub; rc=$?
+check "3: Redis died mid-wait, the id known" '[ $rc = 3 ] && grep -q "queued job w2" "$T/w2.err"'
+start_redis || exit 1
+
+# Every stop signal drains: the running job is finished and published.
+for sig in HUP QUIT; do
+    start_worker ws$sig --threads 1
+    "$G" submit --id s$sig --wall-ms 20000 -- /bin/sleep 1 >/dev/null
+    wait_pending ws$sig/ 10
+    kill -$sig $LAST_WORKER; wait $LAST_WORKER; rc=$?
+    check "SIG$sig drains: exit 0, the running job published" \
+        '[ $rc = 0 ] && rcli --raw lindex gradeq:result:s$sig 0 | grep -aq OK && grep -q draining "$T/ws$sig.log"'
+done
+
+# A refused password: error level, counted, and not once only.
+rcli config set requirepass right >/dev/null
+start_worker wp --threads 1 --redis "unix://$SOCK?password=wrong"
+for _ in $(seq 1 200); do grep -c "error.*refused our credentials" "$T/wp.log" 2>/dev/null | grep -qv '^[01]$' && break; sleep 0.1; done
+check "a wrong password: logged at error level, again later" '[ "$(grep -c "error.*refused our credentials" "$T/wp.log")" -ge 2 ]'
+kill -9 $LAST_WORKER; wait $LAST_WORKER 2>/dev/null
+exit $FAIL
