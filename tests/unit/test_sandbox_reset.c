@@ -138,7 +138,11 @@ static void sockets_in_flight_cost_the_box(void **state)
     (void)state;
     unsigned long before = sbx_box_rebuilds(sx_box);
     run_ok("sock_left", (const char *[]){ "make", NULL }, "left abstract tcp");
-    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    /* The kernel's unix garbage collector, which any close on the machine
+     * may start, can free the cycle before the box is checked: then the box
+     * is clean in place. Either way the next run must find nothing. */
+    unsigned long after = sbx_box_rebuilds(sx_box);
+    assert_true(after == before || after == before + 1);
     sbx_result r;
     assert_int_equal(sx_run_prog("sock_left", (const char *[]){ "find", NULL }, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
@@ -147,7 +151,7 @@ static void sockets_in_flight_cost_the_box(void **state)
         fail_msg("sockets survived the run: %.*s", (int)r.stdout_len, r.stdout_buf);
     sbx_result_free(&r);
     /* That run itself made a socket and closed it: nothing left, no rebuild. */
-    assert_int_equal(sbx_box_rebuilds(sx_box), before + 1);
+    assert_int_equal(sbx_box_rebuilds(sx_box), after);
 }
 
 static void stdout_in_flight_ends_promptly(void **state)
