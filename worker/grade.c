@@ -3,7 +3,8 @@
  * ORDER. The compile step runs once on the job's files with the compiler's
  * limits, and hands back the regular files it left in /box (bounded in
  * count and bytes before anything is copied: sbx_collect). Then each test
- * runs the program on those files plus its own, its output is checked, and
+ * runs the program on those files plus its own (which win over a base file
+ * in their way: grade_files.c), its output is checked, and
  * only the first test_output_max bytes of its stdout and stderr are kept:
  * the verdict list is never cut, the outputs always are, so the result is
  * bounded by tests * 2 * test_output_max plus a constant per test.
@@ -20,6 +21,7 @@
 #include "worker/checker.h"
 #include "worker/compile_cache.h"
 #include "worker/grade.h"
+#include "worker/grade_files.h"
 #include "worker/interact.h"
 #include "worker/metrics.h"
 
@@ -264,11 +266,12 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
     for (size_t i = 0; i < g->ntests; i++)
         most = g->tests[i].extra.nfiles > most ? g->tests[i].extra.nfiles : most;
     sbx_file *files = calloc(nbase + most + 1, sizeof *files);
-    if (!files) {
+    wk_base_files bases;
+    if (!files || wk_base_files_init(&bases, base, nbase) < 0) {
+        free(files);
         sbx_collect_free(&built);
         return fail(out, "grading", "out of memory for the files");
     }
-    memcpy(files, base, nbase * sizeof *files);
 
     wk_grade_rc rc = WK_GRADED;
     bool stopping = false;
@@ -285,10 +288,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             rc = WK_GRADE_STOPPED;
             break;
         }
-        for (size_t k = 0; k < t->extra.nfiles; k++)
-            files[nbase + k] = (sbx_file){ t->extra.files[k].name, t->extra.files[k].data, t->extra.files[k].len,
-                                           true };
-        sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = nbase + t->extra.nfiles,
+        sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
         int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, gt, slots[i].msg, out)
                                     : run_one(host, box, checker_box, p, &s, t, gt, slots[i].msg, out);
@@ -309,6 +309,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             p->on_test(p->ctx, i, gt);
     }
     free(files);
+    wk_base_files_free(&bases);
     sbx_collect_free(&built);
     if (rc == WK_GRADED)
         out->status = out->first_failed < 0 ? "OK" : out->tests_[out->first_failed].status;
