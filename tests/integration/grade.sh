@@ -203,6 +203,11 @@ raw_result clash1 '{"id":"clash1","argv":["sh","-c","cat data d"],"compile":{"ar
 check "a test's files displace what the compile step left in their way" 'grep -aq passed "$T/clash1.res" && ! grep -aqE "SANDBOX_ERROR|WRONG_ANSWER|RUNTIME_ERROR" "$T/clash1.res"'
 check "BAD_JOB: a checker file named input" 'bad_job b5 "{\"id\":\"b5\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":{\"argv\":[\"true\"],\"files\":{\"input\":\"x\"}}}" "checker.files: a file clashes with \"input\""'
 
+# A compile step allowed the worker's largest outputs, filling them: the
+# result still fits the 64 MiB a client decodes.
+raw_result big1 '{"id":"big1","argv":["true"],"compile":{"argv":["sh","-c","head -c 67108864 /dev/zero; head -c 16777216 /dev/zero >&2"],"limits":{"stdout_bytes":67108864,"stderr_bytes":16777216}},"tests":[{}]}'
+check "a result with 80 MiB of compile output stays under 64 MiB, cut" '[ "$(wc -c < "$T/big1.res")" -lt 67108864 ] && grep -aq passed "$T/big1.res"'
+
 # 1000 tests of a trivial program: one result, bounded (4 KiB per test output).
 mkdir -p "$T/k"
 i=0; while [ $i -lt 1000 ]; do i=$((i + 1)); head -c 6000 /dev/zero | tr '\0' x > "$T/k/$i.in"; : > "$T/k/$i.out"; done
