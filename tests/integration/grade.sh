@@ -121,6 +121,10 @@ check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x --
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
 check "a job file where the preset puts the source: exit 2, said why" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" --file main.c="$S/sum.c" && grep -q "clashes with \"main.c\"" "$T/badcli.err"'
+mkdir -p "$T/fifo" "$T/esc"; mkfifo "$T/fifo/1.in"; : > "$T/fifo/1.out"
+check "a fifo among the tests: exit 2, no hang" 'timeout 20 $B/gradeq grade --tests "$T/fifo" -- cat >/dev/null 2>"$T/fifo.err"; [ $? = 2 ] && grep -q "not a regular file" "$T/fifo.err"'
+: > "$T/esc/$(printf 'a\033[2J\nb').in"; : > "$T/esc/$(printf 'a\033[2J\nb').out"
+check "a test name with an escape and a newline: exit 2, shown escaped" 'bad_cli --tests "$T/esc" -- cat && ! grep -q "$(printf "\033")" "$T/badcli.err" && [ "$(wc -l < "$T/badcli.err")" = 1 ]'
 check "gradeq languages: one a line, name first" '$B/gradeq languages $LANGS | cut -f1 | tr "\n" " " | grep -qx "c cpp python3 "'
 printf '[odd]\nsource = a.x\ncompile = no-such-compiler-xyz a.x\nrun = ./a\n' > "$T/langs"
 check "a preset whose compiler is missing is marked so" '$B/gradeq languages --languages "$T/langs" | grep -q "unavailable: no-such-compiler-xyz is not installed"'
