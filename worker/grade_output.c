@@ -46,11 +46,15 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
     fprintf(f, "],\"passed\":%llu,\"total\":%llu", (unsigned long long)g->passed, (unsigned long long)g->total);
 }
 
-/* s with control bytes as '?', at most max bytes. */
+/* s with what is not text (wk_text_char) as '?', at most max bytes: a
+ * result from the queue may hold any bytes. */
 static void safe(FILE *f, const char *s, size_t max)
 {
-    for (size_t i = 0; s[i] && i < max; i++)
-        fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
+    size_t n = strnlen(s, max), k;
+    for (size_t i = 0; i < n; i += k ? k : 1) {
+        k = wk_text_char(s + i, n - i);
+        k ? (void)fwrite(s + i, 1, k, f) : (void)fputc('?', f);
+    }
 }
 
 void wk_print_test_line(FILE *f, const q_graded *t)

@@ -77,6 +77,29 @@ static void test_float(void **state)
     assert_false(check(Q_CHECK_FLOAT, 1e-6, "1x", "1", msg));
 }
 
+/* A checker's first stderr line is a msgpack str and reaches terminals:
+ * valid UTF-8, no control (C0 or C1), never half a character. */
+static void test_first_line(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    const char in[] = "ok \xd0\xbf\xd1\x80 \xff\xc0\xaf \x1b[2J \xc2\x9b" "1m \xed\xa0\x80 end\r\nsecond";
+    wk_first_line(msg, in, sizeof in - 1);
+    assert_string_equal(msg, "ok \xd0\xbf\xd1\x80 ??? ?[2J ??1m ??? end");
+    char longer[600];
+    memset(longer, 'x', sizeof longer);
+    for (size_t at = 250; at < 260; at++) { /* a 3-byte character across the cut */
+        memset(longer, 'x', sizeof longer);
+        memcpy(longer + at, "\xe2\x82\xac", 3);
+        wk_first_line(msg, longer, sizeof longer);
+        size_t n = strlen(msg);
+        assert_true(n < WK_CHECK_MSG_LEN);
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)msg[i] == 0xe2)
+                assert_true(i + 2 < n && (unsigned char)msg[i + 2] == 0xac);
+    }
+}
+
 static void test_natural_order(void **state)
 {
     (void)state;
@@ -142,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact),  cmocka_unit_test(test_lines),         cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_float),  cmocka_unit_test(test_natural_order), cmocka_unit_test(test_testdir),
+        cmocka_unit_test(test_first_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
