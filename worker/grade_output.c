@@ -2,6 +2,7 @@
  * summary) and for tools (the grading members of the JSON object). Names
  * and messages are shown escaped where control bytes could reach a
  * terminal. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,8 +79,11 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
         for (size_t i = 0; i < g->ntests; i++)
             wk_print_test_line(f, &g->tests[i]);
     if (strcmp(r->status, "COMPILE_ERROR") == 0) {
-        fprintf(f, "compile error (%s)%s%s\n", g->has_compile ? g->compile.status : "?", r->error ? ": " : "",
-                r->error ? r->error : "");
+        fputs("compile error (", f);
+        safe(f, g->has_compile ? g->compile.status : "?", 64);
+        fputs(r->error ? "): " : ")", f);
+        safe(f, r->error ? r->error : "", SIZE_MAX);
+        fputc('\n', f);
         if (g->has_compile) {
             fwrite(g->compile.stderr_buf, 1, g->compile.stderr_len, f);
             fwrite(g->compile.stdout_buf, 1, g->compile.stdout_len, f);
