@@ -171,7 +171,7 @@ bool wk_check_text(q_check_kind k, double eps, const void *out, size_t outlen, c
         return check_lines(out, outlen, ans, anslen, msg);
     if (k == Q_CHECK_TOKENS || k == Q_CHECK_FLOAT)
         return check_tokens(k, eps, out, outlen, ans, anslen, msg);
-    if (outlen == anslen && memcmp(out, ans, outlen) == 0)
+    if (outlen == anslen && (outlen == 0 || memcmp(out, ans, outlen) == 0))
         return true;
     size_t i = 0;
     while (i < outlen && i < anslen && ((const char *)out)[i] == ((const char *)ans)[i])
