@@ -5,8 +5,9 @@
  * inputs never serialise alike). Its size is
  * computed before it is built, and a key larger than the whole cache is
  * never built. Lookups scan the entries comparing the 64-bit hash first and
- * the key bytes second; the cache holds few entries (it is bounded in bytes
- * and each holds a binary), so a scan is cheap next to one compile.
+ * the key bytes second; the cache holds at most WK_CC_ENTRIES_MAX entries
+ * (small ones could otherwise number millions within the byte bound), so a
+ * scan stays cheap next to one compile.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct wk_compile_cache {
     pthread_mutex_t mu;
     entry *head, *tail;
     uint64_t bytes, max_bytes, hits, misses;
+    size_t n;
 };
 
 wk_compile_cache *wk_cc_new(uint64_t max_bytes)
@@ -237,14 +239,16 @@ void wk_cc_put(wk_compile_cache *c, const sbx_spec *compile, const sbx_collect *
     }
     e->nfiles = files->nfiles;
     pthread_mutex_lock(&c->mu);
-    while (c->tail && c->bytes + e->bytes > c->max_bytes) {
+    while (c->tail && (c->bytes + e->bytes > c->max_bytes || c->n >= WK_CC_ENTRIES_MAX)) {
         entry *old = c->tail;
         unlink_entry(c, old);
         c->bytes -= old->bytes;
+        c->n--;
         entry_free(old);
     }
     push_front(c, e);
     c->bytes += e->bytes;
+    c->n++;
     pthread_mutex_unlock(&c->mu);
 }
 

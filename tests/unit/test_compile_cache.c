@@ -165,9 +165,34 @@ static void test_names_count(void **state)
     wk_cc_free(c);
 }
 
+/* Tiny entries: their number is bounded too, the oldest going first. */
+static void test_entries_bounded(void **state)
+{
+    (void)state;
+    wk_compile_cache *c = wk_cc_new(1ull << 30);
+    static unsigned src[WK_CC_ENTRIES_MAX + 1];
+    q_graded rec = { .status = "OK", .stdout_buf = "", .stderr_buf = "" };
+    sbx_collect none = { 0 };
+    for (unsigned k = 0; k <= WK_CC_ENTRIES_MAX; k++) {
+        src[k] = k;
+        sbx_file f[] = { { "main.c", &src[k], sizeof src[k], false } };
+        sbx_spec s = spec(f, 1, argv_cc);
+        wk_cc_put(c, &s, &none, &rec);
+    }
+    sbx_collect col;
+    q_graded got;
+    sbx_file f0[] = { { "main.c", &src[0], sizeof src[0], false } },
+             f1[] = { { "main.c", &src[1], sizeof src[1], false } };
+    sbx_spec s0 = spec(f0, 1, argv_cc), s1 = spec(f1, 1, argv_cc);
+    assert_false(get(c, &s0, &col, &got));
+    assert_true(get(c, &s1, &col, &got));
+    sbx_collect_free(&col);
+    wk_cc_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(test_hit_and_miss), cmocka_unit_test(test_lru_and_bound),
-                                        cmocka_unit_test(test_names_count) };
+                                        cmocka_unit_test(test_names_count), cmocka_unit_test(test_entries_bounded) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
