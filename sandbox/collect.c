@@ -2,12 +2,16 @@
  * trusting them.
  *
  * The program chose every name, size, link and depth. So the walk goes
- * through directory fds only (openat with O_NOFOLLOW), takes a file only
- * when fstat on the opened fd says it is regular (a link, fifo or device is
- * never opened for reading: O_NONBLOCK|O_NOFOLLOW, then the type is
- * checked), and checks the count, the depth and the running byte total
- * against the caller's bounds before each allocation. Nothing of the run is
- * alive when this runs, so a size read by fstat is the size read.
+ * through directory fds only (openat with O_NOFOLLOW), opens only what
+ * fstatat says is a regular file or a directory (a link, fifo, socket or
+ * device, a whiteout 0:0 included, which anyone may make and nodev /box
+ * refuses to open, is skipped unopened), checks the type again on the
+ * opened fd, and checks the count, the depth and the running byte total
+ * against the caller's bounds before each allocation. What the program
+ * made unreadable is refused, as its own doing, never a sandbox error.
+ * Nothing of the run is alive when this runs, so a size read by fstat is
+ * the size read. Names are the program's: messages show them through
+ * sbx_quote only.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,8 +47,19 @@ void sbx_collect_free(sbx_collect *c)
 
 static int refuse(walk *w, const char *why, const char *path)
 {
-    snprintf(w->c->refused, sizeof w->c->refused, "%s: %.64s", why, path);
+    char shown[65];
+    sbx_quote(shown, sizeof shown, path);
+    snprintf(w->c->refused, sizeof w->c->refused, "%s: %s", why, shown);
     return 1;
+}
+
+static int fail_errno(walk *w, const char *what, const char *path)
+{
+    char shown[65];
+    int e = errno;
+    sbx_quote(shown, sizeof shown, path);
+    errno = e;
+    return sbx_fail_errno(w->err, w->errlen, "collect: %s %s", what, shown);
 }
 
 static int read_exact(int fd, char *p, size_t n)
@@ -83,7 +98,7 @@ static int take(walk *w, int fd, const struct stat *st, const char *path)
         free(name);
         free(data);
         errno = e;
-        return sbx_fail_errno(w->err, w->errlen, "collect: reading %.64s", path);
+        return fail_errno(w, "reading", path);
     }
     c->files[c->nfiles++] = (sbx_file){ name, data, (size_t)st->st_size, (st->st_mode & 0111) != 0 };
     c->bytes += (uint64_t)st->st_size;
@@ -109,18 +124,24 @@ static int walk_dir(walk *w, int fd_dir, const char *prefix, unsigned depth)
             rc = refuse(w, "path over 255 bytes", e->d_name);
             break;
         }
-        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = errno == EACCES ? refuse(w, "not readable", path) : fail_errno(w, "fstatat", path);
+            break;
+        }
+        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+            continue; /* a link, fifo, socket or device: not a file to carry */
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) {
-            if (errno == ELOOP || errno == ENXIO)
-                continue; /* a link, a socket: not a file to carry */
-            rc = sbx_fail_errno(w->err, w->errlen, "collect: opening %.64s", path);
+            rc = errno == EACCES || errno == EPERM ? refuse(w, "not readable", path) : fail_errno(w, "opening", path);
         } else if (fstat(fd, &st) < 0) {
-            rc = sbx_fail_errno(w->err, w->errlen, "collect: fstat %.64s", path);
+            rc = fail_errno(w, "fstat", path);
             close(fd);
+        } else if (S_ISDIR(st.st_mode) && depth < w->c->max_depth) {
+            rc = walk_dir(w, fd, path, depth + 1);
         } else if (S_ISDIR(st.st_mode)) {
-            rc = depth >= w->c->max_depth ? refuse(w, "directories nested too deep", path)
-                                          : walk_dir(w, fd, path, depth + 1);
+            rc = refuse(w, "directories nested too deep", path);
+            close(fd);
         } else {
             if (S_ISREG(st.st_mode))
                 rc = take(w, fd, &st, path);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "worker/checker.h"
+#include "worker/cli.h"
 
 #define SHOWN 24
 
@@ -170,7 +171,7 @@ bool wk_check_text(q_check_kind k, double eps, const void *out, size_t outlen, c
         return check_lines(out, outlen, ans, anslen, msg);
     if (k == Q_CHECK_TOKENS || k == Q_CHECK_FLOAT)
         return check_tokens(k, eps, out, outlen, ans, anslen, msg);
-    if (outlen == anslen && memcmp(out, ans, outlen) == 0)
+    if (outlen == anslen && (outlen == 0 || memcmp(out, ans, outlen) == 0))
         return true;
     size_t i = 0;
     while (i < outlen && i < anslen && ((const char *)out)[i] == ((const char *)ans)[i])
@@ -181,11 +182,22 @@ bool wk_check_text(q_check_kind k, double eps, const void *out, size_t outlen, c
 
 void wk_first_line(char msg[WK_CHECK_MSG_LEN], const char *p, size_t n)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < n && p[i] != '\n' && o + 1 < WK_CHECK_MSG_LEN; i++)
-        msg[o++] = ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) ? '?' : p[i];
+    size_t o = 0, k;
+    for (size_t i = 0; i < n && p[i] != '\n'; i += k ? k : 1) {
+        k = wk_text_char(p + i, n - i);
+        if (o + (k ? k : 1) >= WK_CHECK_MSG_LEN)
+            break; /* never half a character */
+        if (k)
+            memcpy(msg + o, p + i, k);
+        else
+            msg[o] = p[i] == '\r' ? '\r' : '?';
+        o += k ? k : 1;
+    }
     while (o > 0 && msg[o - 1] == '\r')
         o--;
+    for (size_t i = 0; i < o; i++)
+        if (msg[i] == '\r')
+            msg[i] = '?';
     msg[o] = 0;
 }
 

@@ -21,7 +21,9 @@
 bool wk_check_text(q_check_kind k, double eps, const void *out, size_t outlen, const void *ans, size_t anslen,
                    char msg[WK_CHECK_MSG_LEN]);
 
-/* The first line of a judge's stderr as a message, control bytes as '?'. */
+/* The first line of a judge's stderr as a message: valid UTF-8 (it goes
+ * out as a msgpack str and to terminals), a control byte or a byte not of
+ * well-formed UTF-8 as '?', cut at a character's end. */
 void wk_first_line(char msg[WK_CHECK_MSG_LEN], const char *p, size_t n);
 
 typedef enum { WK_CHECK_ACCEPTED, WK_CHECK_REJECTED, WK_CHECK_FAILED } wk_check_verdict;

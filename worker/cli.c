@@ -83,7 +83,7 @@ int wk_parse_size(const char *s, uint64_t *out)
 
 int wk_read_file(const char *path, uint64_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a fifo must not block the open */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

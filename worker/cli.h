@@ -107,5 +107,9 @@ void wk_print_json(FILE *f, const q_result *r);
 void wk_print_plain(const q_result *r);
 void wk_base64(FILE *f, const void *data, size_t len);
 void wk_json_string(FILE *f, const char *s);
+/* The length of the character p[0..n) starts with (n > 0) when it is one a
+ * terminal shows as text: printable ASCII, or well-formed UTF-8 that is not
+ * a C1 control; else 0. */
+size_t wk_text_char(const char *p, size_t n);
 
 #endif

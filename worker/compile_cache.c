@@ -1,11 +1,13 @@
 /* compile_cache.c -- an LRU of compile steps' artifacts (compile_cache.h).
  *
  * The key is a flat serialisation of what the compile step sees (lengths
- * before bytes, so two different inputs never serialise alike). Its size is
+ * before bytes, every list ended by an empty record, so two different
+ * inputs never serialise alike). Its size is
  * computed before it is built, and a key larger than the whole cache is
  * never built. Lookups scan the entries comparing the 64-bit hash first and
- * the key bytes second; the cache holds few entries (it is bounded in bytes
- * and each holds a binary), so a scan is cheap next to one compile.
+ * the key bytes second; the cache holds at most WK_CC_ENTRIES_MAX entries
+ * (small ones could otherwise number millions within the byte bound), so a
+ * scan stays cheap next to one compile.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,13 +23,14 @@ typedef struct entry {
     sbx_file *files;
     size_t nfiles;
     q_graded rec;
-    uint64_t bytes;            /* key + artifacts + outputs */
+    uint64_t bytes;            /* all it holds: key, files, names, outputs */
 } entry;
 
 struct wk_compile_cache {
     pthread_mutex_t mu;
     entry *head, *tail;
     uint64_t bytes, max_bytes, hits, misses;
+    size_t n;
 };
 
 wk_compile_cache *wk_cc_new(uint64_t max_bytes)
@@ -82,8 +85,11 @@ static size_t serialise(const sbx_spec *s, char *k)
     for (size_t i = 0; s->argv[i]; i++)
         put(k, &at, s->argv[i], strlen(s->argv[i]) + 1);
     put(k, &at, "", 0);
+    /* No env (the sandbox's default) differs from an empty one. */
+    put(k, &at, s->env ? "E" : "D", 1);
     for (size_t i = 0; s->env && s->env[i]; i++)
         put(k, &at, s->env[i], strlen(s->env[i]) + 1);
+    put(k, &at, "", 0);
     put(k, &at, &s->limits, sizeof s->limits);
     for (size_t i = 0; i < s->nfiles; i++) {
         char x = s->files[i].executable;
@@ -221,7 +227,11 @@ void wk_cc_put(wk_compile_cache *c, const sbx_spec *compile, const sbx_collect *
     if (!e)
         return;
     e->key = make_key(c, compile, &e->keylen, &e->hash);
-    e->bytes = e->keylen + files->bytes + rec->stdout_len + rec->stderr_len;
+    /* What the entry holds, names and per-file records included: 4096
+     * empty files of long names are megabytes, not zero. */
+    e->bytes = sizeof *e + e->keylen + rec->stdout_len + rec->stderr_len + 2;
+    for (size_t i = 0; i < files->nfiles; i++)
+        e->bytes += sizeof *files->files + strlen(files->files[i].name) + 1 + files->files[i].len + 1;
     if (!e->key || e->bytes > c->max_bytes || !copy_out(files->files, files->nfiles, rec, &e->files, &e->rec)) {
         free(e->key);
         free(e);
@@ -229,14 +239,16 @@ void wk_cc_put(wk_compile_cache *c, const sbx_spec *compile, const sbx_collect *
     }
     e->nfiles = files->nfiles;
     pthread_mutex_lock(&c->mu);
-    while (c->tail && c->bytes + e->bytes > c->max_bytes) {
+    while (c->tail && (c->bytes + e->bytes > c->max_bytes || c->n >= WK_CC_ENTRIES_MAX)) {
         entry *old = c->tail;
         unlink_entry(c, old);
         c->bytes -= old->bytes;
+        c->n--;
         entry_free(old);
     }
     push_front(c, e);
     c->bytes += e->bytes;
+    c->n++;
     pthread_mutex_unlock(&c->mu);
 }
 

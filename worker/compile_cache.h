@@ -5,8 +5,8 @@
  * every file (name, mode, bytes). Entries are found by a hash of the key
  * and then compared byte for byte, so a crafted collision can never hand
  * one submission another's binary. Only successful compiles are kept. The
- * cache is bounded in bytes (keys and artifacts together; least recently
- * used dropped first) and lives in memory: nothing of it touches the disk.
+ * cache is bounded in bytes (keys and artifacts together) and in entries
+ * (least recently used dropped first) and lives in memory: nothing of it touches the disk.
  * Thread-safe (one mutex; lookups copy out).
  */
 #ifndef GRADEQ_WORKER_COMPILE_CACHE_H
@@ -19,6 +19,10 @@
 #include "sandbox/sandbox.h"
 
 typedef struct wk_compile_cache wk_compile_cache;
+
+/* Entries kept at most, whatever their bytes: a lookup scans them, under
+ * the cache's lock, so their number bounds its cost. */
+#define WK_CC_ENTRIES_MAX 16384
 
 /* NULL when out of memory; max_bytes 0 makes a cache that keeps nothing. */
 wk_compile_cache *wk_cc_new(uint64_t max_bytes);

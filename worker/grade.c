@@ -3,10 +3,14 @@
  * ORDER. The compile step runs once on the job's files with the compiler's
  * limits, and hands back the regular files it left in /box (bounded in
  * count and bytes before anything is copied: sbx_collect). Then each test
- * runs the program on those files plus its own, its output is checked, and
+ * runs the program on those files plus its own (which win over a base file
+ * in their way: grade_files.c), its output is checked, and
  * only the first test_output_max bytes of its stdout and stderr are kept:
- * the verdict list is never cut, the outputs always are, so the result is
- * bounded by tests * 2 * test_output_max plus a constant per test.
+ * the verdict list is never cut, the outputs always are. All the outputs
+ * kept share WK_RESULT_OUTPUT_MAX: the compile step keeps at most a quarter
+ * of it per stream, and each test at most an equal share of what is left
+ * for the tests not yet run, so the result is bounded whatever the job
+ * asks.
  *
  * A sandbox failure in any run (a test, the compile step, the checker)
  * ends the grading as WK_GRADE_SANDBOX_ERROR: the worker retries the whole
@@ -20,6 +24,7 @@
 #include "worker/checker.h"
 #include "worker/compile_cache.h"
 #include "worker/grade.h"
+#include "worker/grade_files.h"
 #include "worker/interact.h"
 #include "worker/metrics.h"
 
@@ -128,7 +133,7 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     if (r.status == SBX_SANDBOX_ERROR) {
         fail(out, "compile", r.error);
         rc = -1;
-    } else if (record(&out->res.compile, &r, (size_t)p->compile_limits.stdout_bytes) < 0) {
+    } else if (record(&out->res.compile, &r, WK_RESULT_OUTPUT_MAX / 4) < 0) {
         fail(out, "compile", "out of memory for its output");
         rc = -1;
     } else if (r.status != SBX_OK) {
@@ -174,7 +179,7 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
 /* A test against the interactor (in *ibox), whose file `input` is the
  * test's stdin: its verdict is the test's. -1: sandbox error. */
 static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade_plan *p, sbx_spec *s,
-                    const q_test *t, q_graded *g, char *msg, wk_graded *out)
+                    const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
 {
     char err[SBX_ERR_LEN];
     if (!*ibox && sbx_box_open(host, ibox, err, sizeof err) < 0)
@@ -187,7 +192,7 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
     int rc = wk_run_pair(box, s, *ibox, &is, 0, &pair);
     if (rc < 0)
         fail(out, t->name, pair.message[0] ? pair.message : "sandbox error");
-    else if (record(g, &pair.prog, p->test_output_max) < 0)
+    else if (record(g, &pair.prog, keep_max) < 0)
         rc = fail_run(out, t->name, "out of memory for its output");
     else {
         g->status = pair.status;
@@ -204,14 +209,14 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
 /* A test alone: the program run, then its output checked. -1: sandbox
  * error. */
 static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_plan *p, const sbx_spec *s,
-                   const q_test *t, q_graded *g, char *msg, wk_graded *out)
+                   const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
 {
     sbx_result r;
     int rc = 0;
     sbx_run(box, s, &r);
     if (r.status == SBX_SANDBOX_ERROR)
         rc = fail_run(out, t->name, r.error);
-    else if (record(g, &r, p->test_output_max) < 0)
+    else if (record(g, &r, keep_max) < 0)
         rc = fail_run(out, t->name, "out of memory for its output");
     else if (r.status == SBX_OK)
         rc = check(host, cbox, p, t, &r, g, msg, out);
@@ -264,14 +269,16 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
     for (size_t i = 0; i < g->ntests; i++)
         most = g->tests[i].extra.nfiles > most ? g->tests[i].extra.nfiles : most;
     sbx_file *files = calloc(nbase + most + 1, sizeof *files);
-    if (!files) {
+    wk_base_files bases;
+    if (!files || wk_base_files_init(&bases, base, nbase) < 0) {
+        free(files);
         sbx_collect_free(&built);
         return fail(out, "grading", "out of memory for the files");
     }
-    memcpy(files, base, nbase * sizeof *files);
 
     wk_grade_rc rc = WK_GRADED;
     bool stopping = false;
+    uint64_t kept = out->res.compile.stdout_len + out->res.compile.stderr_len;
     for (size_t i = 0; i < g->ntests && rc == WK_GRADED; i++) {
         const q_test *t = &g->tests[i];
         q_graded *gt = &out->tests_[i];
@@ -285,13 +292,14 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             rc = WK_GRADE_STOPPED;
             break;
         }
-        for (size_t k = 0; k < t->extra.nfiles; k++)
-            files[nbase + k] = (sbx_file){ t->extra.files[k].name, t->extra.files[k].data, t->extra.files[k].len,
-                                           true };
-        sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = nbase + t->extra.nfiles,
+        sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
-        int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, gt, slots[i].msg, out)
-                                    : run_one(host, box, checker_box, p, &s, t, gt, slots[i].msg, out);
+        /* Each stream's share of what the tests not yet run may keep. */
+        size_t share = (size_t)(WK_RESULT_OUTPUT_MAX - kept) / (2 * (g->ntests - i));
+        size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
+        int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out)
+                                    : run_one(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out);
+        kept += gt->stdout_len + gt->stderr_len;
         if (trc < 0)
             rc = WK_GRADE_SANDBOX_ERROR;
         if (rc != WK_GRADED)
@@ -309,6 +317,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             p->on_test(p->ctx, i, gt);
     }
     free(files);
+    wk_base_files_free(&bases);
     sbx_collect_free(&built);
     if (rc == WK_GRADED)
         out->status = out->first_failed < 0 ? "OK" : out->tests_[out->first_failed].status;

@@ -18,6 +18,12 @@
 #include "sandbox/sandbox.h"
 
 #define WK_TEST_OUTPUT_MAX_DEFAULT (4u << 10)
+/* All the outputs one result keeps (the compile step's and every test's):
+ * with the fixed fields of Q_TESTS_MAX tests (names, messages, numbers:
+ * under 1 KiB each) a result stays below the 64 MiB a client decodes
+ * (q_bounds_default), whatever the tests, the limits or
+ * --test-output-max. */
+#define WK_RESULT_OUTPUT_MAX (48u << 20)
 #define WK_COLLECT_FILES 4096
 #define WK_COLLECT_BYTES (128ull << 20)
 

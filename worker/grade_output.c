@@ -2,6 +2,7 @@
  * summary) and for tools (the grading members of the JSON object). Names
  * and messages are shown escaped where control bytes could reach a
  * terminal. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,11 +47,15 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
     fprintf(f, "],\"passed\":%llu,\"total\":%llu", (unsigned long long)g->passed, (unsigned long long)g->total);
 }
 
-/* s with control bytes as '?', at most max bytes. */
+/* s with what is not text (wk_text_char) as '?', at most max bytes: a
+ * result from the queue may hold any bytes. */
 static void safe(FILE *f, const char *s, size_t max)
 {
-    for (size_t i = 0; s[i] && i < max; i++)
-        fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
+    size_t n = strnlen(s, max), k;
+    for (size_t i = 0; i < n; i += k ? k : 1) {
+        k = wk_text_char(s + i, n - i);
+        k ? (void)fwrite(s + i, 1, k, f) : (void)fputc('?', f);
+    }
 }
 
 void wk_print_test_line(FILE *f, const q_graded *t)
@@ -74,8 +79,11 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
         for (size_t i = 0; i < g->ntests; i++)
             wk_print_test_line(f, &g->tests[i]);
     if (strcmp(r->status, "COMPILE_ERROR") == 0) {
-        fprintf(f, "compile error (%s)%s%s\n", g->has_compile ? g->compile.status : "?", r->error ? ": " : "",
-                r->error ? r->error : "");
+        fputs("compile error (", f);
+        safe(f, g->has_compile ? g->compile.status : "?", 64);
+        fputs(r->error ? "): " : ")", f);
+        safe(f, r->error ? r->error : "", SIZE_MAX);
+        fputc('\n', f);
         if (g->has_compile) {
             fwrite(g->compile.stderr_buf, 1, g->compile.stderr_len, f);
             fwrite(g->compile.stdout_buf, 1, g->compile.stdout_len, f);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "worker/convert.h"
+#include "worker/grade_files.h"
 #include "worker/grade_plan.h"
 
 static uint64_t *lim(sbx_limits *l, int i)
@@ -47,6 +48,17 @@ static int positive(const sbx_limits *l, const char *what, char *err, size_t err
     return 0;
 }
 
+/* -1 with err when one of p's files clashes with a path the worker places
+ * itself (grade_files.h): the job is refused, never a sandbox error. */
+static int clash(const q_prog *p, const char *what, const char *path, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < p->nfiles; i++)
+        if (wk_path_clash(p->files[i].name, path))
+            return snprintf(err, errlen, "%sfiles: a file clashes with \"%s\", which the worker places", what, path),
+                   -1;
+    return 0;
+}
+
 static sbx_file *files_of(const q_prog *p, size_t extra)
 {
     sbx_file *f = calloc(p->nfiles + extra + 1, sizeof *f);
@@ -60,6 +72,9 @@ static int checker(const q_prog *c, const sbx_limits *max, wk_grade_plan *p, wk_
 {
     sbx_limits def;
     sbx_limits_default(&def);
+    if (clash(c, "checker.", "input", err, errlen) < 0 || clash(c, "checker.", "output", err, errlen) < 0 ||
+        clash(c, "checker.", "answer", err, errlen) < 0)
+        return -1;
     p->checker.limits = limits(&def, NULL, 0, c, max);
     st->checker_argv = calloc(c->argc + 4, sizeof *st->checker_argv);
     st->checker_files = files_of(c, 3);
@@ -96,6 +111,8 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
     p->max = *max;
     if (positive(&p->limits, "", err, errlen) < 0)
         return -1;
+    if (lang && clash(&j->prog, "", lang->source, err, errlen) < 0)
+        return -1;
     st->files = files_of(&j->prog, 1);
     if (!st->files)
         return snprintf(err, errlen, "files: out of memory"), -1;
@@ -118,6 +135,8 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
         if (g->checker != Q_CHECK_LINES)
             return snprintf(err, errlen, "checker: not used with an interactor (it judges each test)"), -1;
         sbx_file input = { "input", NULL, 0, false };
+        if (clash(&j->interactor, "interactor.", "input", err, errlen) < 0)
+            return -1;
         if (wk_spec_from_prog(&j->interactor, max, &input, &p->interactor, &st->inter_files, err, errlen) < 0)
             return -1;
         p->has_interactor = true;

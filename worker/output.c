@@ -48,6 +48,16 @@ static size_t utf8_len(const unsigned char *p)
     return n;
 }
 
+size_t wk_text_char(const char *p, size_t n)
+{
+    unsigned char c = (unsigned char)p[0], b[5] = { 0 };
+    if (c < 0x80)
+        return c >= 0x20 && c != 0x7f;
+    memcpy(b, p, n < 4 ? n : 4);
+    size_t k = utf8_len(b);
+    return b[0] == 0xc2 && b[1] < 0xa0 ? 0 : k; /* C1 controls: U+0080..U+009F */
+}
+
 /* Any bytes in, valid JSON out: a byte that is not part of well-formed
  * UTF-8 (a file name a program chose, say) becomes U+FFFD. */
 void wk_json_string(FILE *f, const char *s)

@@ -3,7 +3,9 @@
  * NN.a; sorted naturally (2 before 10). The name of a test is NAME (or NN).
  *
  * Bounded: at most Q_TESTS_MAX tests, each file read with a cap checked
- * before it is allocated, WK_TESTDIR_BYTES over the whole folder.
+ * before it is allocated, WK_TESTDIR_BYTES over the whole folder. Only
+ * regular files are read, and nothing is opened that could block (a fifo).
+ * Names are the job's names of tests: printable ASCII, or refused.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "worker/cli.h"
 #include "worker/testdir.h"
@@ -80,14 +83,22 @@ static int cmp_test(const void *x, const void *y)
     return wk_natural_cmp(((const q_test *)x)->name, ((const q_test *)y)->name);
 }
 
+/* Without opening it: a fifo would block an open for good. */
 static bool exists(const char *dir, const char *name)
 {
     char p[4096];
-    FILE *f;
-    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p || !(f = fopen(p, "r")))
-        return false;
-    fclose(f);
-    return true;
+    struct stat st;
+    return snprintf(p, sizeof p, "%s/%s", dir, name) < (int)sizeof p && stat(p, &st) == 0;
+}
+
+/* A name fit for a test (the job's rule: printable ASCII): else the index
+ * of its first other byte. */
+static size_t bad_byte(const char *s)
+{
+    for (size_t i = 0; s[i]; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+            return i;
+    return (size_t)-1;
 }
 
 static int read_in(const char *dir, const char *name, uint64_t *budget, const void **data, size_t *len, char *err,
@@ -145,6 +156,10 @@ int wk_testdir_load(const char *dir, q_test **out, size_t *nout, char *err, size
         const char *a = dmoj || polygon ? answer_of(dir, in, ans, sizeof ans) : NULL;
         if (!a)
             continue;
+        if (bad_byte(in) != (size_t)-1) { /* shown only escaped: it could be a terminal's escape */
+            rc = fail(err, errlen, "%s: a test file name whose byte %zu is not printable ASCII", dir, bad_byte(in));
+            break;
+        }
         if (n == Q_TESTS_MAX) {
             rc = fail(err, errlen, "%s: more than %d tests", dir, Q_TESTS_MAX);
             break;

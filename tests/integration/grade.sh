@@ -120,6 +120,11 @@ check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cob
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
+check "a job file where the preset puts the source: exit 2, said why" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" --file main.c="$S/sum.c" && grep -q "clashes with \"main.c\"" "$T/badcli.err"'
+mkdir -p "$T/fifo" "$T/esc"; mkfifo "$T/fifo/1.in"; : > "$T/fifo/1.out"
+check "a fifo among the tests: exit 2, no hang" 'timeout 20 $B/gradeq grade --tests "$T/fifo" -- cat >/dev/null 2>"$T/fifo.err"; [ $? = 2 ] && grep -q "not a regular file" "$T/fifo.err"'
+: > "$T/esc/$(printf 'a\033[2J\nb').in"; : > "$T/esc/$(printf 'a\033[2J\nb').out"
+check "a test name with an escape and a newline: exit 2, shown escaped" 'bad_cli --tests "$T/esc" -- cat && ! grep -q "$(printf "\033")" "$T/badcli.err" && [ "$(wc -l < "$T/badcli.err")" = 1 ]'
 check "gradeq languages: one a line, name first" '$B/gradeq languages $LANGS | cut -f1 | tr "\n" " " | grep -qx "c cpp python3 "'
 printf '[odd]\nsource = a.x\ncompile = no-such-compiler-xyz a.x\nrun = ./a\n' > "$T/langs"
 check "a preset whose compiler is missing is marked so" '$B/gradeq languages --languages "$T/langs" | grep -q "unavailable: no-such-compiler-xyz is not installed"'
@@ -194,6 +199,18 @@ check "BAD_JOB: tests without argv or language" 'bad_job b1 "{\"id\":\"b1\",\"te
 check "BAD_JOB: checker neither a name nor a map" 'bad_job b2 "{\"id\":\"b2\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":5}" "checker: neither a name nor a map"'
 check "BAD_JOB: 1001 tests" 'bad_job b3 "{\"id\":\"b3\",\"argv\":[\"cat\"],\"tests\":[{}]*1001}" "tests: 1001 tests, not 1..1000"'
 check "BAD_JOB: EPS not a number" 'bad_job b4 "{\"id\":\"b4\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":{\"float\":\"x\"}}" "checker.float: not a number"'
+
+# A test's own file where the compile step left one (or in its way): the
+# test's wins, never a sandbox error (which would retry and dead-letter).
+raw_result() { raw "$2"; rcli --raw blpop "gradeq:result:$1" 30 | tr -d '\0' > "$T/$1.res"; }
+raw_result clash1 '{"id":"clash1","argv":["sh","-c","cat data d"],"compile":{"argv":["sh","-c","echo old > data; mkdir d; echo x > d/x"]},"tests":[{"expected":"new\nf\n","files":{"data":"new\n","d":"f\n"}}]}'
+check "a test's files displace what the compile step left in their way" 'grep -aq passed "$T/clash1.res" && ! grep -aqE "SANDBOX_ERROR|WRONG_ANSWER|RUNTIME_ERROR" "$T/clash1.res"'
+check "BAD_JOB: a checker file named input" 'bad_job b5 "{\"id\":\"b5\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":{\"argv\":[\"true\"],\"files\":{\"input\":\"x\"}}}" "checker.files: a file clashes with \"input\""'
+
+# A compile step allowed the worker's largest outputs, filling them: the
+# result still fits the 64 MiB a client decodes.
+raw_result big1 '{"id":"big1","argv":["true"],"compile":{"argv":["sh","-c","head -c 67108864 /dev/zero; head -c 16777216 /dev/zero >&2"],"limits":{"stdout_bytes":67108864,"stderr_bytes":16777216}},"tests":[{}]}'
+check "a result with 80 MiB of compile output stays under 64 MiB, cut" '[ "$(wc -c < "$T/big1.res")" -lt 67108864 ] && grep -aq passed "$T/big1.res"'
 
 # 1000 tests of a trivial program: one result, bounded (4 KiB per test output).
 mkdir -p "$T/k"

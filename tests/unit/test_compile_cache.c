@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,13 +81,17 @@ static void test_hit_and_miss(void **state)
     d = spec(src, 1, argv_cc);
     d.env = env_a;
     assert_false(get(c, &d, &col, &rec));                 /* the environment */
+    static const char *env_none[] = { NULL };
+    d = spec(src, 1, argv_cc);
+    d.env = env_none;
+    assert_false(get(c, &d, &col, &rec));                 /* an empty environment, not the default */
     d = spec(src, 1, argv_cc);
     d.limits.memory_bytes++;
     assert_false(get(c, &d, &col, &rec));                 /* a limit */
     uint64_t hits, misses;
     wk_cc_stats(c, &hits, &misses);
     assert_int_equal(hits, 1);
-    assert_int_equal(misses, 6);
+    assert_int_equal(misses, 7);
     wk_cc_free(c);
 }
 
@@ -126,8 +131,68 @@ static void test_lru_and_bound(void **state)
     wk_cc_free(c);
 }
 
+/* Entries of many empty files with long names: their names count against
+ * the bound, so the oldest go. */
+static void test_names_count(void **state)
+{
+    (void)state;
+    enum { FILES = 1000, ENTRIES = 20 };
+    static char names[FILES][201];
+    static sbx_file out[FILES];
+    for (int i = 0; i < FILES; i++) {
+        memset(names[i], 'n', 200);
+        snprintf(names[i], 8, "%07d", i);
+        names[i][7] = 'n';
+        out[i] = (sbx_file){ names[i], "", 0, false };
+    }
+    wk_compile_cache *c = wk_cc_new(1 << 20); /* about four such entries */
+    char src[ENTRIES][2];
+    sbx_file f[ENTRIES][1];
+    q_graded rec = { .status = "OK", .stdout_buf = "", .stderr_buf = "" };
+    for (int k = 0; k < ENTRIES; k++) {
+        src[k][0] = (char)('a' + k);
+        f[k][0] = (sbx_file){ "main.c", src[k], 1, false };
+        sbx_spec s = spec(f[k], 1, argv_cc);
+        sbx_collect col = { .files = out, .nfiles = FILES };
+        wk_cc_put(c, &s, &col, &rec);
+    }
+    sbx_collect col;
+    q_graded got;
+    sbx_spec first = spec(f[0], 1, argv_cc), last = spec(f[ENTRIES - 1], 1, argv_cc);
+    assert_false(get(c, &first, &col, &got));
+    assert_true(get(c, &last, &col, &got));
+    sbx_collect_free(&col);
+    wk_cc_free(c);
+}
+
+/* Tiny entries: their number is bounded too, the oldest going first. */
+static void test_entries_bounded(void **state)
+{
+    (void)state;
+    wk_compile_cache *c = wk_cc_new(1ull << 30);
+    static unsigned src[WK_CC_ENTRIES_MAX + 1];
+    q_graded rec = { .status = "OK", .stdout_buf = "", .stderr_buf = "" };
+    sbx_collect none = { 0 };
+    for (unsigned k = 0; k <= WK_CC_ENTRIES_MAX; k++) {
+        src[k] = k;
+        sbx_file f[] = { { "main.c", &src[k], sizeof src[k], false } };
+        sbx_spec s = spec(f, 1, argv_cc);
+        wk_cc_put(c, &s, &none, &rec);
+    }
+    sbx_collect col;
+    q_graded got;
+    sbx_file f0[] = { { "main.c", &src[0], sizeof src[0], false } },
+             f1[] = { { "main.c", &src[1], sizeof src[1], false } };
+    sbx_spec s0 = spec(f0, 1, argv_cc), s1 = spec(f1, 1, argv_cc);
+    assert_false(get(c, &s0, &col, &got));
+    assert_true(get(c, &s1, &col, &got));
+    sbx_collect_free(&col);
+    wk_cc_free(c);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hit_and_miss), cmocka_unit_test(test_lru_and_bound) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hit_and_miss), cmocka_unit_test(test_lru_and_bound),
+                                        cmocka_unit_test(test_names_count), cmocka_unit_test(test_entries_bounded) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

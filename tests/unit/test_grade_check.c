@@ -31,6 +31,10 @@ static void test_exact(void **state)
     assert_false(check(Q_CHECK_EXACT, 0, "1 2 \n", "1 2\n", msg));
     assert_string_equal(msg, "byte 3 differs (output 5 bytes, expected 4)");
     assert_false(check(Q_CHECK_EXACT, 0, "1 2", "1 2\n", msg));
+    /* A test without "expected" (NULL) against no output: equal, and no
+     * NULL reaches memcmp (undefined even for 0 bytes; UBSan says so). */
+    for (int k = Q_CHECK_LINES; k <= Q_CHECK_FLOAT; k++)
+        assert_true(wk_check_text((q_check_kind)k, 0, NULL, 0, NULL, 0, msg));
 }
 
 static void test_lines(void **state)
@@ -75,6 +79,29 @@ static void test_float(void **state)
     assert_false(check(Q_CHECK_FLOAT, 1e-6, "nan", "nan0", msg)); /* no NaN is equal */
     assert_false(check(Q_CHECK_FLOAT, 1e9, "inf", "1", msg));
     assert_false(check(Q_CHECK_FLOAT, 1e-6, "1x", "1", msg));
+}
+
+/* A checker's first stderr line is a msgpack str and reaches terminals:
+ * valid UTF-8, no control (C0 or C1), never half a character. */
+static void test_first_line(void **state)
+{
+    (void)state;
+    char msg[WK_CHECK_MSG_LEN];
+    const char in[] = "ok \xd0\xbf\xd1\x80 \xff\xc0\xaf \x1b[2J \xc2\x9b" "1m \xed\xa0\x80 end\r\nsecond";
+    wk_first_line(msg, in, sizeof in - 1);
+    assert_string_equal(msg, "ok \xd0\xbf\xd1\x80 ??? ?[2J ??1m ??? end");
+    char longer[600];
+    memset(longer, 'x', sizeof longer);
+    for (size_t at = 250; at < 260; at++) { /* a 3-byte character across the cut */
+        memset(longer, 'x', sizeof longer);
+        memcpy(longer + at, "\xe2\x82\xac", 3);
+        wk_first_line(msg, longer, sizeof longer);
+        size_t n = strlen(msg);
+        assert_true(n < WK_CHECK_MSG_LEN);
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)msg[i] == 0xe2)
+                assert_true(i + 2 < n && (unsigned char)msg[i + 2] == 0xac);
+    }
 }
 
 static void test_natural_order(void **state)
@@ -142,6 +169,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact),  cmocka_unit_test(test_lines),         cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_float),  cmocka_unit_test(test_natural_order), cmocka_unit_test(test_testdir),
+        cmocka_unit_test(test_first_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
