@@ -8,6 +8,12 @@
 #   make bench      benchmarks, each beside a baseline measured in the same run
 #   make demo       a demo of the main job, with its own redis-server
 #   make deps       install the Debian packages the build and tests need
+#   make test-vm    a part of the suite in the cgroup v2 + systemd guest (tests/vm.sh)
+#
+# Every build first checks that the build's packages are installed
+# ($(B)/.deps, tests/install-deps.sh build): as root it installs what is
+# missing, else it names the packages and stops. pkg-config is asked only
+# after that (the flags below are expanded once, at their first use).
 #
 # Sources are found by directory: sandbox/*.c -> libsandbox, queue/*.c ->
 # libqueue, worker/*.c -> libworker except worker/main_NAME.c: build/NAME.
@@ -21,10 +27,11 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initial
             $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 OPT      ?= -O2 -g
 PKGS     := libseccomp hiredis msgpack
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpthread $(LDLIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lpthread $(LDLIBS)
+DEPS_OK  := $(B)/.deps
 
 SBX_SRC  := $(wildcard sandbox/*.c)
 Q_SRC    := $(wildcard queue/*.c)
@@ -50,7 +57,13 @@ BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 .PHONY: all check test test-san fuzz bench demo deps clean install
 all: $(BINS) $(PROGS)
 
-$(B)/obj/%.o: %.c
+# The build's packages, checked once per build dir (and again when the
+# list changes); every compile and link waits for it.
+$(DEPS_OK): tests/install-deps.sh
+	@CC="$(CC)" tests/install-deps.sh build
+	@mkdir -p $(dir $@); touch $@
+
+$(B)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
@@ -68,7 +81,7 @@ $(BINS): $(B)/%: $(B)/obj/worker/main_%.o $(LIBS)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 # Hostile programs: built plain (no sanitizer: they run inside the sandbox).
-$(B)/progs/%: tests/progs/%.c
+$(B)/progs/%: tests/progs/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	cc -std=gnu11 -O1 -Wall -Wno-unused-result $< -o $@ -lpthread
 
@@ -81,11 +94,11 @@ $(B)/bench/%: $(call obj,tests/bench/%.c) $(LIBT) $(LIBS)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 FUZZ_SECONDS ?= 20
-$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC)
+$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC) | $(DEPS_OK) deps
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) $^ -o $@ $(PKG_LIBS)
 
-deps:
+deps: | $(DEPS_OK)
 	@tests/install-deps.sh
 
 test: deps all $(UNITS)
