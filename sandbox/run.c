@@ -273,7 +273,7 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     if (b->has_cg) {
         uint64_t ns = 0;
         if (cg_slot_cpu_ns(&b->cg, &ns) < 0 ||
-            cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
+            cg_slot_stats(&b->cg, exit.maxrss_kb * 1024, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
             return sandbox_error(r, err[0] ? err : "reading the cgroup's accounting failed");
         r->cpu_us = ns / 1000;
     } else {

@@ -37,7 +37,8 @@ static union {
     char bytes[sizeof(zy_run_req) + ZY_STRINGS_MAX];
 } in;
 static char *argv_[MAX_STRINGS + 1], *envp_[MAX_STRINGS + 1];
-static int run_fds[3];
+static int run_fds[4]; /* stdin, stdout, stderr; v2: the run cgroup's cgroup.procs */
+static int run_nfds;
 static char child_stack[64 * 1024] __attribute__((aligned(16)));
 static char path_buf[4096];
 
@@ -115,6 +116,9 @@ static int child_main(void *arg)
     const zy_run_req *r = &in.req;
     sigset_t none;
     sigemptyset(&none);
+    /* v2: into the run's own cgroup before anything is charged. */
+    if (run_nfds == 4 && write(run_fds[3], "0", 1) != 1)
+        child_fail("joining the run's cgroup");
     if (setsid() < 0)
         child_fail("setsid");
     int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -186,7 +190,8 @@ static void reply(const zy_msg *m)
 static void spawn(size_t n, int nfds)
 {
     zy_msg m = { .op = ZY_EXEC_FAILED };
-    if (nfds != 3 || parse_request(n) < 0) {
+    run_nfds = nfds;
+    if ((nfds != 3 && nfds != 4) || parse_request(n) < 0) {
         m.err = EINVAL;
         strcpy(m.what, "malformed run request");
     } else {
@@ -206,7 +211,7 @@ static void spawn(size_t n, int nfds)
             m.pid = pid;
         }
     }
-    for (int i = 0; i < nfds && i < 3; i++)
+    for (int i = 0; i < nfds && i < 4; i++)
         close(run_fds[i]);
     reply(&m);
 }
@@ -265,7 +270,7 @@ static void kill_run(void)
 
 static void on_request(void)
 {
-    static char ctl[CMSG_SPACE(3 * sizeof(int))];
+    static char ctl[CMSG_SPACE(4 * sizeof(int))];
     struct iovec iov = { in.bytes, sizeof in.bytes };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
     ssize_t n = recvmsg(FD_SOCK, &mh, MSG_CMSG_CLOEXEC);
@@ -277,7 +282,7 @@ static void on_request(void)
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            memcpy(run_fds, CMSG_DATA(c), (size_t)(nfds > 3 ? 3 : nfds) * sizeof(int));
+            memcpy(run_fds, CMSG_DATA(c), (size_t)(nfds > 4 ? 4 : nfds) * sizeof(int));
         }
     if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
         nfds = -1;

@@ -77,6 +77,8 @@ int wk_cmd_run(int argc, char **argv)
         wk_cli_run_free(&c);
         return 3;
     }
+    if (sbx_host_cgroup_note(host)[0])
+        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
     sbx_result r;
     const char *names[WK_ISO_MAX];
     q_result w;
