@@ -54,7 +54,7 @@ UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all check test test-san fuzz bench demo deps clean install
+.PHONY: all check test test-san fuzz bench demo deps clean install test-vm
 all: $(BINS) $(PROGS)
 
 # The build's packages, checked once per build dir (and again when the
@@ -116,6 +116,12 @@ check: test test-san fuzz
 bench: deps all $(BENCHES)
 	@B=$(B) tests/bench/run.sh
 
+# The guest of ../shared/vm (cgroup v2, systemd): VM_TESTS as tests/vm.sh
+# takes them, e.g. make test-vm VM_TESTS="--unit check".
+VM_TESTS ?=
+test-vm:
+	@tests/vm.sh $(VM_TESTS)
+
 demo: deps all
 	@B=$(B) deploy/demo.sh
 
@@ -123,7 +129,8 @@ clean:
 	rm -rf build build-san
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: gradeq into bin, gradeq-worker
-# into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR),
+# into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR,
+# their documentation at DOCDIR),
 # and as documentation the example environment file, the Redis config and
 # ACL, operations.md. Nothing goes to /etc: configuration is the admin's.
 PREFIX  ?= /usr/local
@@ -140,7 +147,8 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0644 docs/man/gradeq-worker.8 $(DESTDIR)$(MANDIR)/man8/gradeq-worker.8
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in gradeq-worker.service gradeq-worker@.service; do \
-	    sed 's|^ExecStart=/usr/local/sbin/gradeq-worker|ExecStart=$(SBINDIR)/gradeq-worker|' \
+	    sed -e 's|^ExecStart=/usr/local/sbin/gradeq-worker|ExecStart=$(SBINDIR)/gradeq-worker|' \
+	        -e 's|file:/usr/local/share/doc/gradeq/|file:$(DOCDIR)/|' \
 	        deploy/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
 	install -D -m 0644 deploy/systemd/gradeq-worker.env $(DESTDIR)$(DOCDIR)/gradeq-worker.env

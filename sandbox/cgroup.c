@@ -40,7 +40,9 @@
 #include "sandbox/cgroup_file.h"
 #include "sandbox/internal.h"
 
-/* Indices of the per-slot files kept open (-1 when absent). */
+/* Indices of the per-slot files kept open (-1 when absent). v2 reopens
+ * those before F_PROCS_READ for every run, and F_PROCS_READ and F_KILL
+ * in place (see reopen). */
 enum {
     F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_OOM,
     F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
@@ -93,12 +95,27 @@ static void close_fds(int *fd, int n)
     }
 }
 
+/* Puts the file at path into *fd, keeping its number when it has one:
+ * cg_slot_kill may be writing to it from another thread right now, and
+ * must reach the old run's file or the new one, never a reused number. */
+static int reopen(int *fd, const char *dir, const char *file, int flags)
+{
+    int n = open_in(dir, file, flags);
+    if (n < 0 || *fd < 0) {
+        *fd = n;
+        return n;
+    }
+    int rc = dup3(n, *fd, O_CLOEXEC);
+    close(n);
+    return rc;
+}
+
 /* v2: removes the last run's cgroup (empty since cg_slot_empty) and makes
  * the next one, its files open and its limits written. */
 static int new_run_v2(cg_slot *s, const sbx_limits *l)
 {
     int *fd = s->fd;
-    close_fds(fd, CG_FILES);
+    close_fds(fd, F_PROCS_READ);
     /* Emptied by cg_slot_empty; the last exits may still be under way. */
     for (int i = 0; rmdir(s->dir[1]) < 0 && errno != ENOENT; i++)
         if (errno != EBUSY || i == 100000)
@@ -114,10 +131,11 @@ static int new_run_v2(cg_slot *s, const sbx_limits *l)
     fd[F_OOM] = open_in(d, "memory.events", O_RDONLY);
     fd[F_PIDS_MAX] = open_in(d, "pids.max", O_WRONLY);
     fd[F_CPU] = open_in(d, "cpu.stat", O_RDONLY);
-    fd[F_KILL] = open_in(d, "cgroup.kill", O_WRONLY);
+    close_fds(&fd[F_RUN_PROCS], 1);
     fd[F_RUN_PROCS] = open_in(d, "cgroup.procs", O_WRONLY);
-    fd[F_PROCS_READ] = open_in(d, ".", O_RDONLY | O_DIRECTORY);
-    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_OOM, F_PIDS_MAX, F_CPU, F_KILL, F_RUN_PROCS, F_PROCS_READ };
+    if (reopen(&fd[F_KILL], d, "cgroup.kill", O_WRONLY) < 0 || reopen(&fd[F_PROCS_READ], d, ".", O_RDONLY | O_DIRECTORY) < 0)
+        return -1;
+    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_OOM, F_PIDS_MAX, F_CPU, F_RUN_PROCS };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (fd[need[i]] < 0)
             return -1;

@@ -130,25 +130,25 @@ static bool marked_delegated(const char *dir)
     return false;
 }
 
-/* The cgroup that is ours to arrange: the nearest delegated one at or
- * above ours, or the root of our cgroup namespace (a container's own
- * tree, or the host root). 0 and top set, or -1 when none is. */
+/* The cgroup that is ours to arrange: the root of our cgroup namespace
+ * when we are at it (a container's own tree, or a host's root), else the
+ * nearest delegated cgroup at or above ours, never the root above a
+ * delegated one. 0 and top set, or -1 when none is. */
 static int find_top(const char *mnt, const char *own, char *top, size_t size)
 {
+    if (strcmp(own, "/") == 0) {
+        snprintf(top, size, "%s", mnt);
+        return 0;
+    }
     char rel[CG_PATH_MAX];
     snprintf(rel, sizeof rel, "%s", own);
-    for (;;) {
-        snprintf(top, size, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel);
-        if (strcmp(rel, "/") == 0 || marked_delegated(top))
+    for (char *slash; rel[0] && strcmp(rel, "/") != 0; *slash = 0) {
+        snprintf(top, size, "%s%s", mnt, rel);
+        if (marked_delegated(top))
             return 0;
-        char *slash = strrchr(rel, '/');
-        if (!slash)
-            return -1;
-        if (slash == rel)
-            rel[1] = 0;
-        else
-            *slash = 0;
+        slash = strrchr(rel, '/');
     }
+    return -1;
 }
 
 /* Asks systemd for a transient scope with Delegate=yes holding this
@@ -278,10 +278,11 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
     if (own_v2_path(own, sizeof own) < 0)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
     if (find_top(m->v2, own, top, sizeof top) < 0) {
-        /* Not delegated: systemd owns this cgroup, and a process must not
-         * rearrange it. Ask systemd for one of our own. */
-        if (access("/run/systemd/system", F_OK) == 0 ? ask_systemd_scope(h, name, own, sizeof own) < 0
-                                                     : sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us and no systemd runs to ask", own) < 0)
+        /* Not delegated. Under systemd the cgroup is systemd's, and a
+         * process must not rearrange it: ask systemd for one of our own.
+         * Without systemd (a container sharing the host's cgroup
+         * namespace) our own cgroup is the best there is. */
+        if (access("/run/systemd/system", F_OK) == 0 && ask_systemd_scope(h, name, own, sizeof own) < 0)
             return -1;
         snprintf(top, sizeof top, "%s%s", m->v2, own);
     }
