@@ -16,8 +16,9 @@
  * each run. A fresh cgroup is the only per-run peak on kernels before
  * 6.12 (writing "reset" to memory.peak is refused there), and its
  * memory.events, cpu.stat and pids start at zero: nothing of an earlier
- * run can be read as this one's. The run's first process joins run/
- * before it execs; cgroup.kill ends the whole tree at once.
+ * run can be read as this one's. The run's first process is born in run/
+ * (clone3 with CLONE_INTO_CGROUP, clone_into.c) or joins it before it
+ * execs; cgroup.kill ends the whole tree at once.
  *
  * INVARIANTS. Every file the hot path touches is opened once per slot (v1)
  * or once per run (v2); the zygote enters its cgroup by writing "0" to
@@ -46,7 +47,7 @@
 enum {
     F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_OOM,
     F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
-    F_TCP_LIMIT, F_KILL, F_RUN_PROCS, F_COUNT
+    F_TCP_LIMIT, F_KILL, F_COUNT
 };
 
 _Static_assert(F_COUNT <= CG_FILES, "cg_slot.fd too small");
@@ -131,11 +132,9 @@ static int new_run_v2(cg_slot *s, const sbx_limits *l)
     fd[F_OOM] = open_in(d, "memory.events", O_RDONLY);
     fd[F_PIDS_MAX] = open_in(d, "pids.max", O_WRONLY);
     fd[F_CPU] = open_in(d, "cpu.stat", O_RDONLY);
-    close_fds(&fd[F_RUN_PROCS], 1);
-    fd[F_RUN_PROCS] = open_in(d, "cgroup.procs", O_WRONLY);
     if (reopen(&fd[F_KILL], d, "cgroup.kill", O_WRONLY) < 0 || reopen(&fd[F_PROCS_READ], d, ".", O_RDONLY | O_DIRECTORY) < 0)
         return -1;
-    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_OOM, F_PIDS_MAX, F_CPU, F_RUN_PROCS };
+    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_OOM, F_PIDS_MAX, F_CPU };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (fd[need[i]] < 0)
             return -1;
@@ -241,7 +240,7 @@ void cg_slot_close(cg_slot *s)
 
 int cg_slot_run_fd(const cg_slot *s)
 {
-    return s->fd[F_RUN_PROCS];
+    return s->host->version == CG_V2 ? s->fd[F_PROCS_READ] : -1;
 }
 
 static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)

@@ -8,6 +8,7 @@
  *   policy.c    the seccomp policy table, compiled once to BPF
  *   zygote.c    the privileged side: namespaces, mounts, set once per slot
  *   zygote_run.c    the zygote's request loop and each run's spawn
+ *   clone_into.c    clone3 into the run's cgroup, the run's second filter
  *   interact.c  interactive runs: the callback and the stdin writer
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
@@ -71,8 +72,8 @@ void cg_slot_close(cg_slot *s);
 /* Before a run: v1 writes changed limits and resets the counters; v2 makes
  * the run's own cgroup with its limits. */
 int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);
-/* v2: the run cgroup's cgroup.procs, which the run's first process joins
- * before it execs; -1 on v1 (runs are born in the slot). */
+/* v2: the run's cgroup (a directory fd), where its first process is born
+ * or which it joins before it execs; -1 on v1 (runs are born in the slot). */
 int cg_slot_run_fd(const cg_slot *s);
 /* CPU used by the run so far, ns. */
 int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns);

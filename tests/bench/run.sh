@@ -4,7 +4,6 @@
 # past its time bound (the whole run stays under ~6 minutes on 2 cores).
 #
 #   BENCH_SANDBOX_N      iterations of bench_sandbox (default 500)
-#   BENCH_CGROUP_N       iterations of bench_cgroup (default 500)
 #   BENCH_WORKER_ARGS    options of bench_worker (default: none; see
 #                        bench_worker -h, e.g. "-n 2000 -L 60")
 #
@@ -37,7 +36,6 @@ run() {
 }
 
 run bench_sandbox 90 "${BENCH_SANDBOX_N:-500}"
-run bench_cgroup 60 "${BENCH_CGROUP_N:-500}"
 run bench_interact 120 "${BENCH_INTERACT_N:-50000}"
 # shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
 run bench_worker 240 ${BENCH_WORKER_ARGS:-}

@@ -3,7 +3,8 @@
  * earlier run of the slot left (v2 before 6.12 cannot reset memory.peak;
  * v1 subtracts the zygote's charge), a program that ran never reports 0
  * bytes, and memory the program parks in the kernel (loopback TCP queues)
- * is held to its limit. Real runs of tests/progs in one box, back to back. */
+ * is held to its limit; the clone3 that starts runs stays the zygote's
+ * alone. Real runs of tests/progs in one box, back to back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -117,6 +118,19 @@ static void tcp_buffers_held_to_limit(void **state)
     sbx_result_free(&r);
 }
 
+/* The zygote starts runs with clone3; the program's clone3 still fails
+ * (ENOSYS: its namespace flags cannot be checked). */
+static void clone3_refused(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("clone3_ns", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, strlen("clone3 errno=ENOSYS\n"));
+    assert_memory_equal(r.stdout_buf, "clone3 errno=ENOSYS\n", r.stdout_len);
+    sbx_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +139,7 @@ int main(void)
         cmocka_unit_test_setup(peaks_per_run, sx_test_setup),
         cmocka_unit_test_setup(hello_never_zero, sx_test_setup),
         cmocka_unit_test_setup(tcp_buffers_held_to_limit, sx_test_setup),
+        cmocka_unit_test_setup(clone3_refused, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }
