@@ -8,6 +8,12 @@
 #   make bench      benchmarks, each beside a baseline measured in the same run
 #   make demo       a demo of the main job, with its own redis-server
 #   make deps       install the Debian packages the build and tests need
+#   make test-vm    a part of the suite in the cgroup v2 + systemd guest (tests/vm.sh)
+#
+# Every build first checks that the build's packages are installed
+# ($(B)/.deps, tests/install-deps.sh build): as root it installs what is
+# missing, else it names the packages and stops. pkg-config is asked only
+# after that (the flags below are expanded once, at their first use).
 #
 # Sources are found by directory: sandbox/*.c -> libsandbox, queue/*.c ->
 # libqueue, worker/*.c -> libworker except worker/main_NAME.c: build/NAME.
@@ -21,10 +27,11 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initial
             $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 OPT      ?= -O2 -g
 PKGS     := libseccomp hiredis msgpack
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpthread $(LDLIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lpthread $(LDLIBS)
+DEPS_OK  := $(B)/.deps
 
 SBX_SRC  := $(wildcard sandbox/*.c)
 Q_SRC    := $(wildcard queue/*.c)
@@ -47,10 +54,16 @@ UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all check test test-san fuzz bench demo deps clean install install-lib
+.PHONY: all check test test-san fuzz bench demo deps clean install install-lib test-vm
 all: $(BINS) $(PROGS)
 
-$(B)/obj/%.o: %.c
+# The build's packages, checked once per build dir (and again when the
+# list changes); every compile and link waits for it.
+$(DEPS_OK): tests/install-deps.sh
+	@CC="$(CC)" tests/install-deps.sh build
+	@mkdir -p $(dir $@); touch $@
+
+$(B)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
@@ -68,7 +81,7 @@ $(BINS): $(B)/%: $(B)/obj/worker/main_%.o $(LIBS)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 # Hostile programs: built plain (no sanitizer: they run inside the sandbox).
-$(B)/progs/%: tests/progs/%.c
+$(B)/progs/%: tests/progs/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	cc -std=gnu11 -O1 -Wall -Wno-unused-result $< -o $@ -lpthread
 
@@ -81,11 +94,11 @@ $(B)/bench/%: $(call obj,tests/bench/%.c) $(LIBT) $(LIBS)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 FUZZ_SECONDS ?= 20
-$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC)
+$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC) | $(DEPS_OK) deps
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) $^ -o $@ $(PKG_LIBS)
 
-deps:
+deps: | $(DEPS_OK)
 	@tests/install-deps.sh
 
 test: deps all $(UNITS)
@@ -103,6 +116,12 @@ check: test test-san fuzz
 bench: deps all $(BENCHES)
 	@B=$(B) tests/bench/run.sh
 
+# The guest of ../shared/vm (cgroup v2, systemd): VM_TESTS as tests/vm.sh
+# takes them, e.g. make test-vm VM_TESTS="--unit check".
+VM_TESTS ?=
+test-vm:
+	@tests/vm.sh $(VM_TESTS)
+
 demo: deps all
 	@B=$(B) deploy/demo.sh
 
@@ -110,7 +129,8 @@ clean:
 	rm -rf build build-san
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: gradeq into bin, gradeq-worker
-# into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR),
+# into sbin, the man pages, the systemd units (ExecStart pointed at SBINDIR,
+# their documentation at DOCDIR),
 # and as documentation the example environment file, the Redis config and
 # ACL, operations.md; the default language presets into share/gradeq (found
 # there beside bin/ and sbin/). Nothing goes to /etc: configuration is the
@@ -129,7 +149,8 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0644 docs/man/gradeq-worker.8 $(DESTDIR)$(MANDIR)/man8/gradeq-worker.8
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in gradeq-worker.service gradeq-worker@.service; do \
-	    sed 's|^ExecStart=/usr/local/sbin/gradeq-worker|ExecStart=$(SBINDIR)/gradeq-worker|' \
+	    sed -e 's|^ExecStart=/usr/local/sbin/gradeq-worker|ExecStart=$(SBINDIR)/gradeq-worker|' \
+	        -e 's|file:/usr/local/share/doc/gradeq/|file:$(DOCDIR)/|' \
 	        deploy/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
 	install -D -m 0644 deploy/systemd/gradeq-worker.env $(DESTDIR)$(DOCDIR)/gradeq-worker.env

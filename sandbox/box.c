@@ -221,15 +221,18 @@ int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, 
         p = stpcpy(p, *v) + 1;
     for (const char *const *v = env; *v; v++)
         p = stpcpy(p, *v) + 1;
-    char ctl[CMSG_SPACE(3 * sizeof(int))];
+    /* v2: the run's cgroup goes with the request, a fourth fd. */
+    int all[4] = { fds[0], fds[1], fds[2], b->has_cg ? cg_slot_run_fd(&b->cg) : -1 };
+    size_t nfd = all[3] >= 0 ? 4 : 3;
+    char ctl[CMSG_SPACE(4 * sizeof(int))];
     memset(ctl, 0, sizeof ctl);
     struct iovec iov = { buf, (size_t)(p - buf) };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = CMSG_SPACE(nfd * sizeof(int)) };
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+    c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
+    memcpy(CMSG_DATA(c), all, nfd * sizeof(int));
     ssize_t n = sendmsg(b->sock, &mh, MSG_NOSIGNAL);
     free(buf);
     if (n < 0)

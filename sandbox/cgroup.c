@@ -1,26 +1,30 @@
-/* cgroup.c -- one reusable cgroup per slot: limits, accounting, kill.
- *
- * DESIGN. A cgroup made and removed per run costs 0.8 ms here and serialises
- * on the kernel's cgroup_mutex; reusing one per slot and resetting its
- * counters costs about 0.1 ms. So a slot's cgroup is made once (or taken over
- * from a dead owner: the slot lock says nobody else has it) and every run
- * starts with cg_slot_prepare, which writes only the limits that changed and
- * resets what can be reset. What cannot be reset (v2's cpu.stat, the OOM
- * counters) is read before the run and subtracted after.
+/* cgroup.c -- the cgroups of a slot: limits, accounting, kill.
  *
  * v1 (this machine's hybrid layout): memory, pids and cpuacct hierarchies,
- * each with <name>/slot-N. v2: <base>/slot-N under one unified hierarchy,
- * where <base> is <name> under our own cgroup with memory and pids enabled
- * (cgroup_probe.c finds which).
+ * each with <name>/slot-N, made once per slot (or taken over from a dead
+ * owner: the slot lock says nobody else has it) and reused: a cgroup made
+ * and removed per run costs 0.8 ms on v1 and serialises on the kernel's
+ * cgroup_mutex, resetting its counters about 0.1 ms. The slot's zygote lives
+ * in it, so that runs are born in it (no migration per run, see zygote.c):
+ * the kill skips it, pids.max counts it, and its own memory charge
+ * (measured before each run) is added to the limit and taken off the peak.
+ * v1 charges socket buffers to a counter of their own, limited with the
+ * memory (else a run could park any amount in loopback TCP queues).
  *
- * The slot's zygote lives in the cgroup too, so that runs are born in it
- * (no migration per run, see zygote.c). So the kill skips it, pids.max
- * counts it, and its own memory charge (measured before each run) is added
- * to the limit and taken off the peak.
+ * v2: <base>/slot-N hands memory and pids down to two leaves: zygote/
+ * (the zygote, outside every run's accounting) and run/, made anew for
+ * each run. A fresh cgroup is the only per-run peak on kernels before
+ * 6.12 (writing "reset" to memory.peak is refused there), and its
+ * memory.events, cpu.stat and pids start at zero: nothing of an earlier
+ * run can be read as this one's. The run's first process is born in run/
+ * (clone3 with CLONE_INTO_CGROUP, clone_into.c) or joins it before it
+ * execs; cgroup.kill ends the whole tree at once.
  *
- * INVARIANTS. Every file the hot path touches is opened once per slot; the
- * zygote enters the cgroup by writing "0" to inherited cgroup.procs fds,
- * which works inside its PID namespace. cg_slot_kill allocates nothing.
+ * INVARIANTS. Every file the hot path touches is opened once per slot (v1)
+ * or once per run (v2); the zygote enters its cgroup by writing "0" to
+ * inherited cgroup.procs fds, which works inside its PID namespace.
+ * cg_slot_kill allocates nothing. A failed cg_slot_open leaves nothing
+ * open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,11 +41,13 @@
 #include "sandbox/cgroup_file.h"
 #include "sandbox/internal.h"
 
-/* Indices of the per-slot files kept open (-1 when absent). */
+/* Indices of the per-slot files kept open (-1 when absent). v2 reopens
+ * those before F_PROCS_READ for every run, and F_PROCS_READ and F_KILL
+ * in place (see reopen). */
 enum {
     F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_OOM,
     F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
-    F_SWAP_MAX, F_COUNT
+    F_TCP_LIMIT, F_KILL, F_COUNT
 };
 
 _Static_assert(F_COUNT <= CG_FILES, "cg_slot.fd too small");
@@ -65,12 +71,13 @@ static int open_files_v1(cg_slot *s, int *fd)
     fd[F_PIDS_MAX] = open_in(pids, "pids.max", O_RDWR);
     fd[F_CPU] = open_in(cpu, "cpuacct.usage", O_RDWR);
     fd[F_PROCS_READ] = open_in(pids, ".", O_RDONLY | O_DIRECTORY);
+    fd[F_TCP_LIMIT] = open_in(mem, "memory.kmem.tcp.limit_in_bytes", O_RDWR);
     if (s->host->memsw) {
         fd[F_MEMSW_LIMIT] = open_in(mem, "memory.memsw.limit_in_bytes", O_RDWR);
         fd[F_MEMSW_PEAK] = open_in(mem, "memory.memsw.max_usage_in_bytes", O_RDWR);
     }
     static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_FAILCNT, F_OOM, F_MEM_USAGE,
-                                F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ };
+                                F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ, F_TCP_LIMIT };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (fd[need[i]] < 0)
             return -1;
@@ -80,23 +87,121 @@ static int open_files_v1(cg_slot *s, int *fd)
     return 0;
 }
 
-static int open_files_v2(cg_slot *s, int *fd)
+static void close_fds(int *fd, int n)
 {
-    const char *d = s->dir[0];
-    fd[F_MEM_LIMIT] = open_in(d, "memory.max", O_RDWR);
-    fd[F_SWAP_MAX] = open_in(d, "memory.swap.max", O_RDWR);
-    fd[F_MEM_PEAK] = open_in(d, "memory.peak", O_RDWR);
-    fd[F_MEM_USAGE] = open_in(d, "memory.current", O_RDONLY);
-    fd[F_OOM] = open_in(d, "memory.events", O_RDONLY);
-    fd[F_PIDS_MAX] = open_in(d, "pids.max", O_RDWR);
-    fd[F_CPU] = open_in(d, "cpu.stat", O_RDONLY);
-    fd[F_PROCS_READ] = open_in(d, ".", O_RDONLY | O_DIRECTORY);
-    if (fd[F_MEM_LIMIT] < 0 || fd[F_MEM_PEAK] < 0 || fd[F_MEM_USAGE] < 0 || fd[F_OOM] < 0 || fd[F_PIDS_MAX] < 0 ||
-        fd[F_CPU] < 0 || fd[F_PROCS_READ] < 0)
+    for (int i = 0; i < n; i++) {
+        if (fd[i] >= 0)
+            close(fd[i]);
+        fd[i] = -1;
+    }
+}
+
+/* Puts the file at path into *fd, keeping its number when it has one:
+ * cg_slot_kill may be writing to it from another thread right now, and
+ * must reach the old run's file or the new one, never a reused number. */
+static int reopen(int *fd, const char *dir, const char *file, int flags)
+{
+    int n = open_in(dir, file, flags);
+    if (n < 0 || *fd < 0) {
+        *fd = n;
+        return n;
+    }
+    int rc = dup3(n, *fd, O_CLOEXEC);
+    close(n);
+    return rc;
+}
+
+/* v2: removes the last run's cgroup (empty since cg_slot_empty) and makes
+ * the next one, its files open and its limits written. */
+static int new_run_v2(cg_slot *s, const sbx_limits *l)
+{
+    int *fd = s->fd;
+    close_fds(fd, F_PROCS_READ);
+    /* Emptied by cg_slot_empty; the last exits may still be under way. */
+    for (int i = 0; rmdir(s->dir[1]) < 0 && errno != ENOENT; i++)
+        if (errno != EBUSY || i == 100000)
+            return -1;
+        else
+            sched_yield();
+    if (mkdir(s->dir[1], 0755) < 0)
         return -1;
-    if (fd[F_SWAP_MAX] >= 0 && cgf_write_str(fd[F_SWAP_MAX], "0") < 0)
+    const char *d = s->dir[1];
+    fd[F_MEM_LIMIT] = open_in(d, "memory.max", O_WRONLY);
+    fd[F_MEMSW_LIMIT] = open_in(d, "memory.swap.max", O_WRONLY);
+    fd[F_MEM_PEAK] = open_in(d, "memory.peak", O_RDONLY);
+    fd[F_OOM] = open_in(d, "memory.events", O_RDONLY);
+    fd[F_PIDS_MAX] = open_in(d, "pids.max", O_WRONLY);
+    fd[F_CPU] = open_in(d, "cpu.stat", O_RDONLY);
+    if (reopen(&fd[F_KILL], d, "cgroup.kill", O_WRONLY) < 0 || reopen(&fd[F_PROCS_READ], d, ".", O_RDONLY | O_DIRECTORY) < 0)
+        return -1;
+    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_OOM, F_PIDS_MAX, F_CPU };
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (fd[need[i]] < 0)
+            return -1;
+    /* No swap: memory.max alone is the run's memory (absent without swap
+     * accounting, where there is nothing to turn off). */
+    if ((fd[F_MEMSW_LIMIT] >= 0 && cgf_write_str(fd[F_MEMSW_LIMIT], "0") < 0) ||
+        cgf_write_u64(fd[F_MEM_LIMIT], l->memory_bytes) < 0 || cgf_write_u64(fd[F_PIDS_MAX], l->processes) < 0)
         return -1;
     s->cpu_fd = fd[F_CPU];
+    s->cur_mem = l->memory_bytes;
+    return 0;
+}
+
+static void release(cg_slot *s)
+{
+    close_fds(s->fd, CG_FILES);
+    close_fds(s->procs_fd, 3);
+    s->cpu_fd = -1;
+    s->host = NULL;
+}
+
+/* v2: slot-N hands memory and pids to its two leaves; a slot taken over
+ * from a dead owner is killed whole first (zygote and run). The run leaf
+ * made here is only what cg_slot_empty waits on until the first prepare
+ * replaces it. */
+static int open_v2(cg_slot *s, char *err, size_t errlen)
+{
+    char p[CG_PATH_MAX + 64];
+    snprintf(s->dir[0], CG_PATH_MAX, "%s/slot-%u", s->host->mem, s->slot);
+    snprintf(s->dir[1], CG_PATH_MAX, "%s/run", s->dir[0]);
+    snprintf(s->dir[2], CG_PATH_MAX, "%s/zygote", s->dir[0]);
+    if (cgf_mkdir_ok(s->dir[0]) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[0]);
+    snprintf(p, sizeof p, "%s/cgroup.kill", s->dir[0]);
+    if (cgf_write_file(p, "1") < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s", p);
+    snprintf(p, sizeof p, "%s/cgroup.subtree_control", s->dir[0]);
+    if (cgf_write_file(p, "+memory +pids") < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: enabling controllers in %s", s->dir[0]);
+    if (cgf_mkdir_ok(s->dir[2]) < 0 || (s->procs_fd[0] = open_in(s->dir[2], "cgroup.procs", O_WRONLY)) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s/cgroup.procs", s->dir[2]);
+    if (cgf_mkdir_ok(s->dir[1]) < 0 || (s->fd[F_PROCS_READ] = open_in(s->dir[1], ".", O_RDONLY | O_DIRECTORY)) < 0 ||
+        (s->fd[F_KILL] = open_in(s->dir[1], "cgroup.kill", O_WRONLY)) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s", s->dir[1]);
+    return 0;
+}
+
+static int open_v1(cg_slot *s, char *err, size_t errlen)
+{
+    const cg_host *h = s->host;
+    const char *bases[3] = { h->mem, h->pids, h->cpu };
+    for (int i = 0; i < 3; i++) {
+        snprintf(s->dir[i], CG_PATH_MAX, "%s/slot-%u", bases[i], s->slot);
+        if (cgf_mkdir_ok(s->dir[i]) < 0)
+            return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
+        /* The zygote (one thread) joins through "tasks": moving only the
+         * calling thread skips the threadgroup lock and the RCU grace
+         * period that moving a process through cgroup.procs waits for
+         * (~10 ms seen here). */
+        s->procs_fd[i] = open_in(s->dir[i], "tasks", O_WRONLY);
+        if (s->procs_fd[i] < 0)
+            return sbx_fail_errno(err, errlen, "cgroup open %s/tasks", s->dir[i]);
+    }
+    if (open_files_v1(s, s->fd) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[0]);
+    if (cgf_read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup limits in %s", s->dir[0]);
     return 0;
 }
 
@@ -104,33 +209,20 @@ int cg_slot_open(const cg_host *h, unsigned slot, cg_slot *s, char *err, size_t 
 {
     memset(s, 0, sizeof *s);
     s->host = h;
+    s->slot = slot;
     s->cpu_fd = -1;
     for (int i = 0; i < 3; i++)
         s->procs_fd[i] = -1;
-    const char *bases[3] = { h->mem, h->pids, h->cpu };
-    s->ndirs = h->version == CG_V1 ? 3 : 1;
-    for (int i = 0; i < s->ndirs; i++) {
-        snprintf(s->dir[i], CG_PATH_MAX, "%s/slot-%u", bases[i], slot);
-        if (cgf_mkdir_ok(s->dir[i]) < 0)
-            return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
-        /* v1: the zygote (one thread) joins through "tasks": moving only
-         * the calling thread skips the threadgroup lock and the RCU grace
-         * period that moving a process through cgroup.procs waits for
-         * (~10 ms seen here). */
-        s->procs_fd[i] = open_in(s->dir[i], h->version == CG_V1 ? "tasks" : "cgroup.procs", O_WRONLY);
-        if (s->procs_fd[i] < 0)
-            return sbx_fail_errno(err, errlen, "cgroup open %s/cgroup.procs", s->dir[i]);
-    }
     for (int i = 0; i < CG_FILES; i++)
         s->fd[i] = -1;
-    int rc = h->version == CG_V1 ? open_files_v1(s, s->fd) : open_files_v2(s, s->fd);
-    if (rc < 0)
-        return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[0]);
-    if (cgf_read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
-        return sbx_fail_errno(err, errlen, "cgroup limits in %s", s->dir[0]);
     /* A dead owner may have left processes behind: the slot lock is ours
      * now, so whatever runs here is stale. */
-    return cg_slot_empty(s, err, errlen);
+    if ((h->version == CG_V2 ? open_v2(s, err, errlen) : open_v1(s, err, errlen)) < 0 ||
+        cg_slot_empty(s, err, errlen) < 0) {
+        release(s);
+        return -1;
+    }
+    return 0;
 }
 
 void cg_slot_close(cg_slot *s)
@@ -139,15 +231,16 @@ void cg_slot_close(cg_slot *s)
         return;
     char err[SBX_ERR_LEN];
     cg_slot_empty(s, err, sizeof err);
-    for (int i = 0; i < CG_FILES; i++)
-        if (s->fd[i] >= 0)
-            close(s->fd[i]);
-    for (int i = 0; i < s->ndirs; i++) {
-        if (s->procs_fd[i] >= 0)
-            close(s->procs_fd[i]);
-        rmdir(s->dir[i]);
-    }
-    s->host = NULL;
+    release(s);
+    /* v2: the leaves before the slot (rmdir wants it childless). */
+    for (int i = 2; i >= 0; i--)
+        if (s->dir[i][0])
+            rmdir(s->dir[i]);
+}
+
+int cg_slot_run_fd(const cg_slot *s)
+{
+    return s->host->version == CG_V2 ? s->fd[F_PROCS_READ] : -1;
 }
 
 static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)
@@ -160,17 +253,18 @@ static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)
         return -1;
     if (!up && fd[F_MEMSW_LIMIT] >= 0 && cgf_write_u64(fd[F_MEMSW_LIMIT], bytes) < 0)
         return -1;
-    return 0;
+    /* Socket buffers are charged apart on v1, and only once a limit is set. */
+    return cgf_write_u64(fd[F_TCP_LIMIT], bytes);
 }
 
 static int set_memory(cg_slot *s, uint64_t bytes)
 {
     if (bytes == s->cur_mem)
         return 0;
-    int rc = s->host->version == CG_V1 ? set_memory_v1(s, s->fd, bytes) : cgf_write_u64(s->fd[F_MEM_LIMIT], bytes);
-    if (rc == 0)
-        s->cur_mem = bytes;
-    return rc;
+    if (set_memory_v1(s, s->fd, bytes) < 0)
+        return -1;
+    s->cur_mem = bytes;
+    return 0;
 }
 
 /* v1: peak and counters reset, then the zygote's charge is what is left. */
@@ -189,30 +283,17 @@ static int reset_v1(cg_slot *s)
         return -1;
     if (cgf_read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
         s->oom_base = 0;
-    s->cpu_base = 0;
-    return 0;
-}
-
-/* v2: memory.peak resets per open file on kernels >= 6.12 (older ones
- * refuse and report the peak since the slot was made); cpu.stat and
- * memory.events cannot be reset, so they are read now and diffed after. */
-static int reset_v2(cg_slot *s)
-{
-    int *fd = s->fd;
-    uint64_t usec = 0;
-    cgf_write_str(fd[F_MEM_PEAK], "reset");
-    if (cgf_read_key(fd[F_CPU], "usage_usec", &usec) < 0 || cgf_read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
-        return -1;
-    s->cpu_base = usec;
-    if (cgf_read_key(fd[F_OOM], "oom_kill", &s->oom_base) < 0)
-        s->oom_base = 0;
     return 0;
 }
 
 int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen)
 {
-    int rc = s->host->version == CG_V1 ? reset_v1(s) : reset_v2(s);
-    if (rc < 0)
+    if (s->host->version == CG_V2) {
+        if (new_run_v2(s, l) < 0)
+            return sbx_fail_errno(err, errlen, "cgroup: making the run's cgroup %s", s->dir[1]);
+        return 0;
+    }
+    if (reset_v1(s) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: resetting counters in %s", s->dir[0]);
     if (set_memory(s, l->memory_bytes + s->mem_base) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: setting memory limit %" PRIu64, l->memory_bytes);
@@ -231,7 +312,7 @@ int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns)
     uint64_t usec;
     if (cgf_read_key(s->cpu_fd, "usage_usec", &usec) < 0)
         return -1;
-    *ns = (usec - s->cpu_base) * 1000;
+    *ns = usec * 1000;
     return 0;
 }
 
@@ -300,14 +381,21 @@ size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max)
 
 void cg_slot_kill(cg_slot *s)
 {
-    kill_listed(s->fd[F_PROCS_READ], s->keep);
+    if (s->host->version == CG_V2)
+        cgf_write_str(s->fd[F_KILL], "1");
+    else
+        kill_listed(s->fd[F_PROCS_READ], s->keep);
 }
 
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen)
 {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (s->host->version == CG_V2 && cgf_write_str(s->fd[F_KILL], "1") < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: writing %s/cgroup.kill", s->dir[1]);
     for (;;) {
+        /* v2: the kill is sent; this lists who has yet to exit (and kills
+         * again, which is harmless). */
         int n = kill_listed(s->fd[F_PROCS_READ], s->keep);
         if (n < 0)
             return sbx_fail_errno(err, errlen, "cgroup: reading %s/cgroup.procs", s->dir[0]);
@@ -321,21 +409,29 @@ int cg_slot_empty(cg_slot *s, char *err, size_t errlen)
     }
 }
 
-int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen)
+int cg_slot_stats(cg_slot *s, uint64_t floor, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen)
 {
     int *fd = s->fd;
     int pfd = fd[F_MEMSW_PEAK] >= 0 ? fd[F_MEMSW_PEAK] : fd[F_MEM_PEAK];
     if (cgf_read_u64(pfd, peak) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: reading peak memory in %s", s->dir[0]);
+    /* v1: the charge left from before the run is not the run's. The
+     * resident set counts shared file pages the limit does not charge, so
+     * as a floor it stops at the limit. */
     *peak = *peak > s->mem_base ? *peak - s->mem_base : 0;
+    uint64_t limit = s->cur_mem - s->mem_base;
+    if (*peak < floor)
+        *peak = floor < limit ? floor : limit;
     uint64_t kills = 0;
     if (cgf_read_key(fd[F_OOM], "oom_kill", &kills) < 0)
         kills = s->oom_base;
     *oom = kills > s->oom_base;
     uint64_t fails = 0;
-    if (s->host->version == CG_V1)
+    if (s->host->version == CG_V1) {
         *hit_limit = cgf_read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0;
-    else
-        *hit_limit = *oom || *peak + s->mem_base >= s->cur_mem;
+    } else {
+        /* A fresh cgroup: "max" counts this run's hits of memory.max. */
+        *hit_limit = *oom || (cgf_read_key(fd[F_OOM], "max", &fails) == 0 && fails > 0);
+    }
     return 0;
 }

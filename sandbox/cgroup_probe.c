@@ -3,16 +3,29 @@
  * v2 is chosen when its unified hierarchy holds the memory and pids
  * controllers (current distributions); else v1 when memory, pids and
  * cpuacct hierarchies are mounted (this project's VMs: a hybrid layout whose
- * v2 mount holds nothing). Our subtree is made in each (`name`), and on v2
- * the controllers are enabled for it, moving this process into a leaf of
- * its own first when its cgroup has to hand them down (what systemd's
- * Delegate= expects). What failed is kept in cg_host.why for the
- * `isolation` report.
+ * v2 mount holds nothing). Our subtree `name` is made in each.
+ *
+ * v2 follows systemd's delegation rules rather than fighting them. The
+ * cgroup we may arrange ("top") is the nearest delegated one at or above
+ * ours (a unit with Delegate=yes, or a scope made by systemd-run -p
+ * Delegate=yes), else the root of our cgroup namespace (a container with a
+ * private one, or a host without systemd). Under systemd in a cgroup that
+ * is not delegated (a login session) we ask systemd for a transient scope
+ * with Delegate=yes and move into it. Then every process in top goes into
+ * the leaf <name>-supervisor, top hands memory and pids down, and <name>
+ * below it holds the slots. What was done is kept in cg_host.note (one
+ * line for the start-up log), what failed in cg_host.why (the `isolation`
+ * report).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/cgroup_file.h"
@@ -91,9 +104,162 @@ static int own_v2_path(char *out, size_t size)
     return rc;
 }
 
+/* The v2 code needs memory.peak (5.19); cgroup.kill (5.14) and
+ * CLONE_INTO_CGROUP (5.7) come with it. */
+static bool kernel_at_least(unsigned major, unsigned minor, char *release, size_t size)
+{
+    struct utsname u;
+    unsigned a = 0, b = 0;
+    if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &a, &b) != 2)
+        return false;
+    snprintf(release, size, "%s", u.release);
+    return a > major || (a == major && b >= minor);
+}
+
+/* Whether systemd delegated this cgroup (it marks it trusted.delegate=1,
+ * or user.delegate=1 for a user manager). */
+static bool marked_delegated(const char *dir)
+{
+    static const char *const names[] = { "trusted.delegate", "user.delegate" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char v[8] = "";
+        ssize_t n = getxattr(dir, names[i], v, sizeof v - 1);
+        if (n > 0 && v[0] == '1')
+            return true;
+    }
+    return false;
+}
+
+/* The cgroup that is ours to arrange: the root of our cgroup namespace
+ * when we are at it (a container's own tree, or a host's root), else the
+ * nearest delegated cgroup at or above ours, never the root above a
+ * delegated one. 0 and top set, or -1 when none is. */
+static int find_top(const char *mnt, const char *own, char *top, size_t size)
+{
+    if (strcmp(own, "/") == 0) {
+        snprintf(top, size, "%s", mnt);
+        return 0;
+    }
+    char rel[CG_PATH_MAX];
+    snprintf(rel, sizeof rel, "%s", own);
+    for (char *slash; rel[0] && strcmp(rel, "/") != 0; *slash = 0) {
+        snprintf(top, size, "%s%s", mnt, rel);
+        if (marked_delegated(top))
+            return 0;
+        slash = strrchr(rel, '/');
+    }
+    return -1;
+}
+
+/* Asks systemd for a transient scope with Delegate=yes holding this
+ * process (what `systemd-run --scope -p Delegate=yes` does), then waits
+ * until the kernel shows us in it. */
+static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t ownsize)
+{
+    char unit[64], pid[24];
+    snprintf(unit, sizeof unit, "%s-%ld.scope", name, (long)getpid());
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    char *argv[] = {
+        "busctl", "--quiet", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+        "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", unit, "fail", "4",
+        "PIDs", "au", "1", pid, "Delegate", "b", "true", "CollectMode", "s", "inactive-or-failed",
+        "Description", "s", "gradeq sandbox", "0", NULL,
+    };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t child;
+    int rc = posix_spawnp(&child, "busctl", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        errno = rc;
+        return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and busctl (to ask systemd for a scope)", own);
+    }
+    int st;
+    while (waitpid(child, &st, 0) < 0)
+        if (errno != EINTR)
+            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: waiting for busctl");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and systemd refused a delegated scope", own);
+    /* The job moves us when systemd runs it, just after it answered. */
+    for (int i = 0; i < 5000; i++) {
+        char now[CG_PATH_MAX];
+        if (own_v2_path(now, sizeof now) == 0 && strcmp(now, own) != 0) {
+            snprintf(own, ownsize, "%s", now);
+            snprintf(h->note, sizeof h->note, "moved into transient scope %s (Delegate=yes, by systemd)", unit);
+            return 0;
+        }
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
+    return sbx_fail(h->why, sizeof h->why, "cgroup v2: systemd made %s but did not move us into it within 5 s", unit);
+}
+
+/* Moves every process of dir into its leaf; returns how many it moved.
+ * pids are whole processes: moving one takes all its threads. */
+static int move_all(const char *dir, const char *leaf_procs)
+{
+    char p[CG_PATH_MAX + 64], buf[4096];
+    snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int to = open(leaf_procs, O_WRONLY | O_CLOEXEC);
+    if (to < 0) {
+        close(fd);
+        return -1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    int moved = 0;
+    buf[n > 0 ? n : 0] = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+        if (cgf_write_str(to, line) == 0 || errno == ESRCH)
+            moved++;
+    close(to);
+    return moved;
+}
+
+/* The controllers in top's children: v2 lets a cgroup hand them down only
+ * when it holds no process itself (the root excepted), so whatever runs in
+ * top (us, and in a delegated unit or a container whoever started us) goes
+ * into the leaf <name>-supervisor first. */
+static int enable_in_top(cg_host *h, const char *top, const char *name)
+{
+    char sub[CG_PATH_MAX + 64], ctl[256] = "";
+    snprintf(sub, sizeof sub, "%s/cgroup.subtree_control", top);
+    int fd = open(sub, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && cgf_read_text(fd, ctl, sizeof ctl) == 0 && cgf_has_token(ctl, "memory", ' ') &&
+        cgf_has_token(ctl, "pids", ' ')) {
+        close(fd);
+        return 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    char leaf[CG_PATH_MAX + 80], procs[CG_PATH_MAX + 100];
+    snprintf(leaf, sizeof leaf, "%s/%s-supervisor", top, name);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", leaf);
+    /* Processes forking while we move them: a few passes. */
+    for (int pass = 0; pass < 20; pass++) {
+        if (cgf_write_file(sub, "+memory +pids") == 0) {
+            if (pass > 0) {
+                size_t at = strlen(h->note);
+                snprintf(h->note + at, sizeof h->note - at, "%sprocesses of %s moved into %s-supervisor",
+                         at ? "; " : "", top, name);
+            }
+            return 0;
+        }
+        if (errno != EBUSY)
+            break;
+        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs) < 0)
+            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: moving the processes of %s into %s", top, leaf);
+    }
+    return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", top);
+}
+
 static int probe_v2(cg_host *h, const mounts *m, const char *name)
 {
-    char p[CG_PATH_MAX + 64], ctl[256] = "";
+    char p[CG_PATH_MAX + 64], ctl[256] = "", release[65] = "";
     snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || cgf_read_text(fd, ctl, sizeof ctl) < 0) {
@@ -105,25 +271,24 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
     if (!cgf_has_token(ctl, "memory", ' ') || !cgf_has_token(ctl, "pids", ' '))
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: memory and pids controllers not available (%s)",
                         ctl[0] ? "held by v1" : "none");
-    char own[CG_PATH_MAX];
+    if (!kernel_at_least(5, 19, release, sizeof release))
+        return sbx_fail(h->why, sizeof h->why, "cgroup v2 needs Linux 5.19 or newer (memory.peak), this is %s",
+                        release[0] ? release : "unknown");
+    char own[CG_PATH_MAX], top[CG_PATH_MAX + 8];
     if (own_v2_path(own, sizeof own) < 0)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
-    char parent[CG_PATH_MAX + 8];
-    snprintf(parent, sizeof parent, "%s%s", m->v2, strcmp(own, "/") == 0 ? "" : own);
-    snprintf(p, sizeof p, "%s/cgroup.subtree_control", parent);
-    if (cgf_write_file(p, "+memory +pids") < 0 && errno == EBUSY) {
-        /* No processes in a cgroup whose children have controllers: move
-         * ourselves into a leaf first (what systemd's Delegate= expects). */
-        char self[CG_PATH_MAX + 80];
-        snprintf(self, sizeof self, "%s/%s-supervisor", parent, name);
-        char procs[CG_PATH_MAX + 100];
-        snprintf(procs, sizeof procs, "%s/cgroup.procs", self);
-        if (cgf_mkdir_ok(self) < 0 || cgf_write_file(procs, "0") < 0)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: cannot leave %s", parent);
-        if (cgf_write_file(p, "+memory +pids") < 0)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", parent);
+    if (find_top(m->v2, own, top, sizeof top) < 0) {
+        /* Not delegated. Under systemd the cgroup is systemd's, and a
+         * process must not rearrange it: ask systemd for one of our own.
+         * Without systemd (a container sharing the host's cgroup
+         * namespace) our own cgroup is the best there is. */
+        if (access("/run/systemd/system", F_OK) == 0 && ask_systemd_scope(h, name, own, sizeof own) < 0)
+            return -1;
+        snprintf(top, sizeof top, "%s%s", m->v2, own);
     }
-    int n = snprintf(h->mem, CG_PATH_MAX, "%s/%s", parent, name);
+    if (enable_in_top(h, top, name) < 0)
+        return -1;
+    int n = snprintf(h->mem, CG_PATH_MAX, "%s/%s", top, name);
     if (n < 0 || n >= CG_PATH_MAX)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: path too long");
     if (cgf_mkdir_ok(h->mem) < 0)

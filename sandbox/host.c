@@ -58,8 +58,9 @@ static void describe(sbx_host *h)
     const char *names[32];
     unsigned missing = SBX_ISO_ALL & ~h->isolation;
     size_t n = sbx_isolation_names(missing, names, 32);
-    int at = snprintf(h->describe, sizeof h->describe, "cgroup %s, %s, namespaces %s, seccomp %s",
+    int at = snprintf(h->describe, sizeof h->describe, "cgroup %s%s%s%s, %s, namespaces %s, seccomp %s",
                       h->cg.version == CG_V2 ? "v2" : h->cg.version == CG_V1 ? "v1" : "none",
+                      h->cg.note[0] ? " (" : "", h->cg.note, h->cg.note[0] ? ")" : "",
                       h->root ? "root" : "not root", atomic_load(&h->namespaces) ? "yes" : "no",
                       h->seccomp ? "yes" : "no");
     for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof h->describe; i++)
@@ -158,6 +159,11 @@ unsigned sbx_host_isolation(const sbx_host *h)
     unsigned iso = h->isolation;
     pthread_mutex_unlock((pthread_mutex_t *)&h->mu);
     return iso;
+}
+
+const char *sbx_host_cgroup_note(const sbx_host *h)
+{
+    return h->cg.note;
 }
 
 const char *sbx_host_describe(const sbx_host *h)

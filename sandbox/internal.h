@@ -8,6 +8,7 @@
  *   policy.c    the seccomp policy table, compiled once to BPF
  *   zygote.c    the privileged side: namespaces, mounts, set once per slot
  *   zygote_run.c    the zygote's request loop and each run's spawn
+ *   clone_into.c    clone3 into the run's cgroup, the run's second filter
  *   interact.c  interactive runs: the callback and the stdin writer
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
@@ -45,20 +46,20 @@ typedef struct cg_host {
     char cpu[CG_PATH_MAX];  /* v1: cpuacct */
     bool memsw;             /* v1: swap accounting present */
     char why[SBX_ERR_LEN];  /* why cgroups are missing, when they are */
+    char note[SBX_ERR_LEN]; /* v2: what the probe did to get a cgroup, or "" */
 } cg_host;
 
 typedef struct cg_slot {
     const cg_host *host;
-    char dir[3][CG_PATH_MAX]; /* v1: memory, pids, cpuacct; v2: dir[0] only */
-    int ndirs;
-    int procs_fd[3];          /* cgroup.procs, written "0" by the zygote */
+    unsigned slot;
+    char dir[3][CG_PATH_MAX]; /* v1: memory, pids, cpuacct; v2: slot, run, zygote */
+    int procs_fd[3];          /* the zygote's cgroup.procs (v1 tasks), written "0" by it */
     int fd[CG_FILES];         /* the files the hot path reads and writes */
     int cpu_fd;               /* cpuacct.usage or cpu.stat */
-    uint64_t cpu_base;        /* v2: cpu.stat cannot be reset, so runs diff it */
-    uint64_t oom_base;
-    uint64_t cur_mem, cur_pids; /* last limits written, to skip rewriting */
-    uint64_t mem_base;        /* the zygote's own charge, not the run's */
-    pid_t keep;               /* the zygote: lives in the slot, never killed */
+    uint64_t oom_base;        /* v1: oom_kill before the run */
+    uint64_t cur_mem, cur_pids; /* v1: last limits written, to skip rewriting */
+    uint64_t mem_base;        /* v1: the zygote's own charge, not the run's */
+    pid_t keep;               /* the zygote: never killed (v1: it lives in the slot) */
 } cg_slot;
 
 /* Finds usable hierarchies (memory, pids, cpu accounting) and prepares our
@@ -68,8 +69,12 @@ int cg_probe(cg_host *host, const char *name);
 /* Makes (or takes over, killing what a dead owner left) the slot's cgroup. */
 int cg_slot_open(const cg_host *host, unsigned slot, cg_slot *s, char *err, size_t errlen);
 void cg_slot_close(cg_slot *s);
-/* Before a run: writes changed limits, resets peak, CPU and OOM counters. */
+/* Before a run: v1 writes changed limits and resets the counters; v2 makes
+ * the run's own cgroup with its limits. */
 int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);
+/* v2: the run's cgroup (a directory fd), where its first process is born
+ * or which it joins before it execs; -1 on v1 (runs are born in the slot). */
+int cg_slot_run_fd(const cg_slot *s);
 /* CPU used by the run so far, ns. */
 int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns);
 /* SIGKILL every process in the slot but the zygote, once (no allocation). */
@@ -79,8 +84,11 @@ size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max);
 /* Kills until the slot holds no process but the zygote. -1 if it would not
  * empty. */
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
-/* After a run: peak memory (bytes) and whether the kernel OOM-killed in it. */
-int cg_slot_stats(cg_slot *s, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen);
+/* After a run: peak memory (bytes, at least floor, the run's largest
+ * resident set, up to the limit), whether the
+ * kernel OOM-killed in it and whether it hit its memory limit. */
+int cg_slot_stats(cg_slot *s, uint64_t floor, uint64_t *peak, bool *oom, bool *hit_limit, char *err,
+                  size_t errlen);
 
 /* ---- policy.c -------------------------------------------------------- */
 

@@ -4,8 +4,10 @@
  * outside its box or the kernel's attack surface (isolate's approach, not an
  * allow-list: allow-lists rot as libc grows new syscalls, see rseq and
  * clone3). Denied calls fail with EPERM so that language runtimes that probe
- * them keep working; clone3 fails with ENOSYS because its flags live in memory
- * BPF cannot read, and glibc then falls back to clone, whose flags we check.
+ * them keep working. clone3 passes this filter (the zygote starts runs with
+ * it) and fails with ENOSYS in each run's second one (clone_into.c): its
+ * flags live in memory BPF cannot read, and glibc then falls back to clone,
+ * whose flags we check.
  * Foreign ABIs (i386, x32) are killed outright: a filter written for x86_64
  * numbers means nothing for them. mknod stays allowed: FIFOs are legitimate,
  * and devices need CAP_MKNOD, which the slot's uid never has (and /box,
@@ -59,7 +61,6 @@ static const rule deny[] = {
     { "mount_setattr",     EPERM,  "new mount API" },
     { "open_by_handle_at", EPERM,  "opens files by inode, past mounts (shocker)" },
     { "name_to_handle_at", EPERM,  "companion of open_by_handle_at" },
-    { "clone3",            ENOSYS, "flags unreadable by BPF; glibc falls back to clone" },
     /* The kernel itself. */
     { "kexec_load",        EPERM,  "replaces the kernel" },
     { "kexec_file_load",   EPERM,  "replaces the kernel" },

@@ -283,25 +283,6 @@ static int sandbox_error(sbx_result *r, const char *msg)
     return -1;
 }
 
-/* The zygote lives in the run's memory cgroup (runs are born there).
- * Where it cannot be made immune to the OOM killer (no CAP_SYS_RESOURCE:
- * the program can lower its own score and park its memory where no
- * process's RSS shows it), the killer may take the zygote for the run.
- * That is the run's memory limit, never a failure of the sandbox. */
-static bool zygote_oom_killed(sbx_box *b, sbx_result *r)
-{
-    char err[SBX_ERR_LEN];
-    bool oom = false, hit = false;
-    uint64_t ns = 0;
-    if (!b->has_cg || cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &hit, err, sizeof err) < 0 || !oom)
-        return false;
-    if (cg_slot_cpu_ns(&b->cg, &ns) == 0)
-        r->cpu_us = ns / 1000;
-    r->status = SBX_MEMORY_LIMIT;
-    r->signal = SIGKILL;
-    return true;
-}
-
 /* Every process of the run is gone: the readers take what is left in the
  * pipes and stop, even if a copy of a write end is still in flight in a
  * unix socket (no end of file would ever come). */
@@ -355,15 +336,13 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
     if (rc < 0)
         *rebuild = true;
-    if (rc < 0 && zygote_oom_killed(b, r))
-        return 0;
     if (rc < 0 || erc < 0)
         return sandbox_error(r, rc < 0 ? err : kerr);
     bool oom = false, mem_hit = false;
     if (b->has_cg) {
         uint64_t ns_used = 0;
         if (cg_slot_cpu_ns(&b->cg, &ns_used) < 0 ||
-            cg_slot_stats(&b->cg, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
+            cg_slot_stats(&b->cg, exit.maxrss_kb * 1024, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
             return sandbox_error(r, err[0] ? err : "reading the cgroup's accounting failed");
         r->cpu_us = ns_used / 1000;
     } else {

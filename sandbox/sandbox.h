@@ -214,6 +214,9 @@ void sbx_host_close(sbx_host *h);
 unsigned sbx_host_isolation(const sbx_host *h);
 /* One line describing the host: cgroup version, what is missing and why. */
 const char *sbx_host_describe(const sbx_host *h);
+/* What opening the host did to get a cgroup (cgroup v2: a transient scope
+ * asked of systemd, processes moved into a leaf), one line; "" when nothing. */
+const char *sbx_host_cgroup_note(const sbx_host *h);
 
 typedef struct sbx_box sbx_box;
 

@@ -26,4 +26,13 @@ static inline bool zy_join_memcg(void)
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);
 
+/* ---- clone_into.c ---- */
+
+/* A CLONE_VM|CLONE_VFORK child running fn on [stack, stack+size), born in
+ * the cgroup of directory fd cgroup_fd. -1 with errno (ENOSYS where the
+ * kernel or this architecture has no clone3). */
+pid_t zy_clone_into(int (*fn)(void), char *stack, size_t size, int cgroup_fd);
+/* Each run's second seccomp filter: clone3 fails with ENOSYS. */
+extern const struct sock_fprog zy_no_clone3;
+
 #endif

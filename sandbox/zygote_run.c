@@ -57,7 +57,10 @@ static union {
     char bytes[sizeof(zy_run_req) + ZY_STRINGS_MAX];
 } in;
 static char *argv_[MAX_STRINGS + 1], *envp_[MAX_STRINGS + 1];
-static int run_fds[3];
+static int run_fds[4]; /* stdin, stdout, stderr; v2: the run's cgroup (a directory) */
+static int run_nfds;
+static volatile int born_in_cgroup; /* the child came from zy_clone_into */
+static int clone3_missing;
 static char child_stack[64 * 1024] __attribute__((aligned(16)));
 static char path_buf[4096];
 
@@ -135,6 +138,14 @@ static int child_main(void *arg)
     const zy_run_req *r = &in.req;
     sigset_t none;
     sigemptyset(&none);
+    /* v2, without clone3: into the run's own cgroup before anything is
+     * charged. */
+    if (run_nfds == 4 && !born_in_cgroup) {
+        int procs = openat(run_fds[3], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+        if (procs < 0 || write(procs, "0", 1) != 1)
+            child_fail("joining the run's cgroup");
+        close(procs);
+    }
     if (setsid() < 0)
         child_fail("setsid");
     int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -173,10 +184,32 @@ static int child_main(void *arg)
         if (drop_to_slot_uid() < 0)
             child_fail("dropping to the slot's uid");
     }
+    if (zy_cfg->host->seccomp && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_no_clone3) < 0)
+        child_fail("loading the run's seccomp filter");
     if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         child_fail("sigprocmask");
     exec_program();
     return 0;
+}
+
+static int child_entry(void)
+{
+    return child_main(NULL);
+}
+
+/* The run's first process: born in its cgroup where it has one (v2) and
+ * the kernel can, else cloned and joining it itself. */
+static pid_t start_child(void)
+{
+    if (run_nfds == 4 && !clone3_missing) {
+        born_in_cgroup = 1;
+        pid_t pid = zy_clone_into(child_entry, child_stack, sizeof child_stack, run_fds[3]);
+        if (pid >= 0)
+            return pid;
+        clone3_missing = errno == ENOSYS;
+    }
+    born_in_cgroup = 0;
+    return clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
 }
 
 /* Checks the request and points argv_/envp_ into it. */
@@ -210,13 +243,14 @@ static void reply(const zy_msg *m)
 static void spawn(size_t n, int nfds)
 {
     zy_msg m = { .op = ZY_EXEC_FAILED };
-    if (nfds != 3 || parse_request(n) < 0) {
+    run_nfds = nfds;
+    if ((nfds != 3 && nfds != 4) || parse_request(n) < 0) {
         m.err = EINVAL;
         strcpy(m.what, "malformed run request");
     } else {
         child_errno = 0;
         child_step = NULL;
-        pid_t pid = clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+        pid_t pid = start_child();
         if (pid < 0) {
             m.err = errno;
             strcpy(m.what, "clone");
@@ -230,7 +264,7 @@ static void spawn(size_t n, int nfds)
             m.pid = pid;
         }
     }
-    for (int i = 0; i < nfds && i < 3; i++)
+    for (int i = 0; i < nfds && i < 4; i++)
         close(run_fds[i]);
     reply(&m);
 }
@@ -445,7 +479,7 @@ static void end_run(void)
 
 static void on_request(void)
 {
-    static char ctl[CMSG_SPACE(3 * sizeof(int))];
+    static char ctl[CMSG_SPACE(4 * sizeof(int))];
     struct iovec iov = { in.bytes, sizeof in.bytes };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
     ssize_t n = recvmsg(FD_SOCK, &mh, MSG_CMSG_CLOEXEC);
@@ -457,7 +491,7 @@ static void on_request(void)
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            memcpy(run_fds, CMSG_DATA(c), (size_t)(nfds > 3 ? 3 : nfds) * sizeof(int));
+            memcpy(run_fds, CMSG_DATA(c), (size_t)(nfds > 4 ? 4 : nfds) * sizeof(int));
         }
     if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
         nfds = -1;

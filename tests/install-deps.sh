@@ -1,22 +1,56 @@
 #!/bin/sh
-# Installs the Debian packages the build, the tests and the demo need, when
-# any is missing. Safe to run again: it does nothing when all are there.
+# Installs the Debian packages gradeq needs, when any is missing. Safe to run
+# again: it does nothing when all are there.
+#
+#   install-deps.sh build   what compiling needs (every build runs this
+#                           first; clang too when $CC is clang)
+#   install-deps.sh         everything: the build, the tests, the demo, the
+#                           fuzzers (make deps, make test, make demo)
+#
+# Not root: it names the missing packages and the command that installs
+# them, and fails. Two builds at once (make check's plain and sanitizer
+# halves) take turns on one lock, so apt never runs twice.
 set -e
-PKGS="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev libcmocka-dev redis-server clang libclang-rt-14-dev iproute2 procps curl python3"
+BUILD="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev"
+ALL="$BUILD libcmocka-dev redis-server clang libclang-rt-14-dev iproute2 procps curl python3"
 # The clients (clients/python, clients/node): Debian's Python modules, and
 # node with npm unless a node is already installed (NodeSource's nodejs
 # package carries its own npm and conflicts with Debian's).
-PKGS="$PKGS python3-redis python3-msgpack python3-pytest python3-venv"
-command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
+ALL="$ALL python3-redis python3-msgpack python3-pytest python3-venv"
+command -v node >/dev/null 2>&1 || ALL="$ALL nodejs npm"
+case "${1:-all}" in
+build) PKGS=$BUILD; case "${CC:-cc}" in *clang*) PKGS="$PKGS clang libclang-rt-14-dev" ;; esac ;;
+all) PKGS=$ALL ;;
+*) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+missing() {
+    m=""
+    for p in $PKGS; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || m="$m $p"
+    done
+    echo "$m"
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    # Not Debian: the build needs these pkg-config modules and a C compiler.
+    pkg-config --exists libseccomp hiredis msgpack 2>/dev/null && exit 0
+    echo "gradeq needs a C compiler, pkg-config and the development files of libseccomp, hiredis and msgpack-c" >&2
+    exit 1
+fi
+[ -z "$(missing)" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+    echo "missing Debian packages:$(missing)" >&2
+    echo "install them as root: apt-get install$(missing)   (or run make as root)" >&2
+    exit 1
+fi
+exec 9>/var/lock/gradeq-install-deps.lock
+flock 9
+missing=$(missing)
 [ -z "$missing" ] && exit 0
 echo "installing:$missing"
-if [ "$(id -u)" -ne 0 ]; then echo "need root to install:$missing" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq $missing >/dev/null
 # The packaged redis-server starts a system instance we do not use.
-systemctl disable --now redis-server >/dev/null 2>&1 || true
+case "$missing" in *redis-server*) systemctl disable --now redis-server >/dev/null 2>&1 || true ;; esac

@@ -123,6 +123,8 @@ int wk_cmd_run(int argc, char **argv)
         return WK_EXIT_REDIS;
     }
     warn_isolation(host);
+    if (sbx_host_cgroup_note(host)[0])
+        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
     sbx_result r;
     const char *names[WK_ISO_MAX];
     q_result w;

@@ -11,6 +11,12 @@
  *   7. a box rebuild: a run that leaves a socket in flight vs one that
  *      leaves nothing (same program, tests/progs/sock_left)
  *   8. how many runs of the hostile programs cost a rebuild
+ *   9. the per-run cgroup step: v1 resets the slot's counters and writes
+ *      changed limits; v2 removes the last run's cgroup and makes the next
+ *      (mkdir, files, limits); then the accounting read after a run, and
+ *      on v2 the run's first process joining its cgroup (a vfork child
+ *      writing "0" to cgroup.procs) and born in it (clone3 with
+ *      CLONE_INTO_CGROUP), each vs a vfork child that does neither
  *
  * Prints a table with medians and ratios. Timing lives here, never in tests.
  */
@@ -25,6 +31,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "sandbox/zygote.h"
 #include "tests/lib/files.h"
 
 extern char **environ;
@@ -139,6 +146,81 @@ static double sbx_time(sbx_box *b, const char *const *argv, const sbx_limits *l,
     else
         sbx_result_free(&r);
     return t;
+}
+
+static int child_exit(void)
+{
+    return 0;
+}
+
+static char child_stack[16384] __attribute__((aligned(16)));
+
+/* vfork + (join the run's cgroup, directory fd cg) + _exit + wait; or with
+ * born_in, clone3 into it + _exit + wait. */
+static double child(int cg, bool born_in)
+{
+    double t0 = now_us();
+    pid_t p = born_in ? zy_clone_into(child_exit, child_stack, sizeof child_stack, cg) : vfork();
+    if (p == 0) {
+        int procs = cg >= 0 ? openat(cg, "cgroup.procs", O_WRONLY) : -1;
+        if (cg >= 0 && (procs < 0 || write(procs, "0", 1) != 1))
+            _exit(1);
+        _exit(0);
+    }
+    int st = 0;
+    if (p < 0 || waitpid(p, &st, 0) < 0 || st != 0) {
+        fprintf(stderr, "bench: child failed\n");
+        exit(1);
+    }
+    return now_us() - t0;
+}
+
+/* 7. Between runs, so nothing else holds the slot's cgroup. */
+static void cgroup_step(sbx_host *h, sbx_box *b, int n)
+{
+    if (h->cg.version == CG_NONE)
+        return;
+    bool v2 = h->cg.version == CG_V2;
+    char err[SBX_ERR_LEN];
+    sbx_limits l;
+    sbx_limits_default(&l);
+    double *prep = calloc((size_t)n, sizeof *prep), *stat = calloc((size_t)n, sizeof *stat);
+    double *join = calloc((size_t)n, sizeof *join), *plain = calloc((size_t)n, sizeof *plain);
+    double *born = calloc((size_t)n, sizeof *born);
+    for (int i = 0; i < n; i++) {
+        l.memory_bytes = (i % 2 ? 64ull : 128ull) << 20; /* limits change, as jobs' do */
+        double t0 = now_us();
+        if (cg_slot_prepare(&b->cg, &l, err, sizeof err) < 0) {
+            fprintf(stderr, "bench: %s\n", err);
+            exit(1);
+        }
+        prep[i] = now_us() - t0;
+        plain[i] = child(-1, false);
+        join[i] = v2 ? child(cg_slot_run_fd(&b->cg), false) : 0;
+        born[i] = v2 ? child(cg_slot_run_fd(&b->cg), true) : 0;
+        uint64_t peak, ns;
+        bool oom, hit;
+        t0 = now_us();
+        if (cg_slot_cpu_ns(&b->cg, &ns) < 0 || cg_slot_stats(&b->cg, 0, &peak, &oom, &hit, err, sizeof err) < 0 ||
+            (stat[i] = now_us() - t0, cg_slot_empty(&b->cg, err, sizeof err) < 0)) {
+            fprintf(stderr, "bench: %s\n", err);
+            exit(1);
+        }
+    }
+    printf("%-52s %10.0f us %12s %8s   (n=%d)\n", v2 ? "9a. cgroup v2 per run: rmdir, mkdir, files, limits" : "9a. cgroup v1 per run: reset counters, limits",
+           median(prep, n), "-", "-", n);
+    printf("%-52s %10.0f us %12s %8s\n", "9b. accounting read after a run", median(stat, n), "-", "-");
+    if (v2) {
+        double j = median(join, n), p = median(plain, n);
+        printf("%-52s %10.0f us %10.0f us %7.2fx\n", "9c. vfork child joining the run's cgroup vs not", j, p, j / p);
+        double c3 = median(born, n);
+        printf("%-52s %10.0f us %10.0f us %7.2fx\n", "9d. clone3 child born in the run's cgroup vs vfork", c3, p, c3 / p);
+    }
+    free(born);
+    free(prep);
+    free(stat);
+    free(join);
+    free(plain);
 }
 
 int main(int argc, char **argv)
@@ -292,6 +374,8 @@ int main(int argc, char **argv)
     }
     printf("%-52s %7lu of %2zu %12s %8s   (rebuilt after:%s)\n", "8. hostile programs that cost a box rebuild",
            sbx_box_rebuilds(b) - r0, nh, "-", "-", which);
+
+    cgroup_step(h, b, n);
     sbx_box_close(b);
     sbx_host_close(h);
     free(a);

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Runs a chosen part of the suite in the Debian 12 guest (cgroup v2 unified,
+# systemd as PID 1, kernel 6.1) that ../shared/vm boots under qemu, and fails
+# when it fails. The guest gets a copy of this checkout's committed HEAD
+# (git archive: what a fresh clone holds), builds it from nothing with the
+# README's commands (so the fresh-machine set-up is tested every time), then
+# runs each test from a root login shell, and again inside a delegated unit
+# (systemd-run -p Delegate=yes), as the service runs.
+#
+#   tests/vm.sh [--login|--unit|--both] [--timeout S] [TEST...]
+#
+# TEST: a test binary (build/tests/test_sandbox), an integration script
+# (tests/integration/worker.sh), or a make target (test, check, bench).
+# Default: the sandbox suites. Environment: GRADEQ_VM (the scripts'
+# directory, default ../shared/vm beside the project), GRADEQ_VM_DIR (their
+# image cache). The guest is emulated and slow: `make check` takes about 25
+# minutes there, a boot one. Output is kept in $out/.vmout.
+set -eu
+cd "$(dirname "$0")/.."
+vm=${GRADEQ_VM:-../shared/vm}
+mode=both timeout=5400
+while [ $# -gt 0 ]; do
+    case $1 in
+    --login) mode=login ;;
+    --unit) mode=unit ;;
+    --both) mode=both ;;
+    --timeout) timeout=$2; shift ;;
+    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [TEST...]" >&2; exit 2 ;;
+    *) break ;;
+    esac
+    shift
+done
+[ $# -gt 0 ] || set -- build/tests/test_sandbox build/tests/test_sandbox_cgroup build/tests/test_sandbox_isolation build/tests/test_sandbox_io
+[ -x "$vm/run.sh" ] || { echo "tests/vm.sh: no guest scripts in $vm (set GRADEQ_VM)" >&2; exit 2; }
+out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
+mkdir "$out/gradeq"
+git archive HEAD | tar -x -C "$out/gradeq"
+cat > "$out/guest.sh" <<EOF
+#!/bin/sh
+# In the guest, as root in a login shell.
+set -u
+rm -rf /root/gradeq && cp -a /host/gradeq /root/gradeq && cd /root/gradeq || exit 1
+echo "vm: \$(uname -r), \$(systemctl --version | head -1), cgroup \$(sed -n 's/^0:://p' /proc/self/cgroup)"
+make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
+tests/install-deps.sh >/tmp/deps.log 2>&1 || { echo "vm: installing the test packages failed"; cat /tmp/deps.log; exit 1; }
+export GRADEQ_PROGS=build/progs GRADEQ_BIN=build
+fail=0
+for t in $*; do
+    if [ $mode != unit ]; then
+        echo "=== login shell: \$t"
+        sh /host/one.sh "\$t" || { echo "vm: FAILED in the login shell: \$t"; fail=1; }
+    fi
+    if [ $mode != login ]; then
+        echo "=== delegated unit: \$t"
+        systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" sh /host/one.sh "\$t" ||
+            { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
+    fi
+done
+exit \$fail
+EOF
+cat > "$out/one.sh" <<'EOF'
+#!/bin/sh
+# One test, from /root/gradeq: a binary, a script or a make target.
+case $1 in
+build/*) make -s -j2 "$1" >/dev/null && timeout 1800 "$1" ;;
+tests/*) make -s -j2 all && timeout 1800 "$1" ;;
+*) make -j2 "$1" ;;
+esac
+EOF
+echo "tests/vm.sh: booting the guest for: $* ($mode; output in $out/.vmout)"
+rc=0
+"$vm/run.sh" --timeout "$timeout" "$out" -- sh /host/guest.sh || rc=$?
+[ $rc -eq 0 ] && echo "tests/vm.sh: passed" || echo "tests/vm.sh: failed (exit $rc)"
+exit $rc
