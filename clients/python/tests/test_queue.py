@@ -81,6 +81,52 @@ def test_follow_yields_and_resumes(client):
             break
 
 
+# A grading job: the sum of two numbers, on 3 tests whose second expects a
+# wrong answer; each run also writes a byte that is not UTF-8 to stderr.
+SUM_C = b"""#include <stdio.h>
+int main(void) { long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 3;
+                 fputs("\\377\\n", stderr); printf("%ld\\n", a + b); return 0; }
+"""
+SUM_PY = b"import sys\na, b = map(int, input().split())\nsys.stderr.buffer.write(b'\\xff\\n')\nprint(a + b)\n"
+TESTS = [{"name": "one", "stdin": b"1 2\n", "expected": b"3\n"},
+         {"name": "two", "stdin": b"2 2\n", "expected": b"5\n"},
+         {"stdin": b"40 2\n", "expected": b"42\n"}]
+
+
+def check_one_wrong_answer(r):
+    assert r.status == "WRONG_ANSWER" and not r.ok, r
+    assert (r.passed, r.total) == (2, 3)
+    assert isinstance(r.compile, gradeq.Result) and r.compile.ok and isinstance(r.compile.stderr, bytes)
+    assert [t.name for t in r.tests] == ["one", "two", "3"]
+    assert [t.status for t in r.tests] == ["OK", "WRONG_ANSWER", "OK"]
+    assert [t.ok for t in r.tests] == [True, False, True]
+    assert all(isinstance(t, gradeq.TestResult) for t in r.tests)
+    assert [t.stdout for t in r.tests] == [b"3\n", b"4\n", b"42\n"]
+    assert all(t.stderr == b"\xff\n" and t.exit_code == 0 and t.signal is None for t in r.tests)
+    assert r.tests[0].checker_message is None and isinstance(r.tests[1].cpu_us, int)
+
+
+def check_compile_error(r, message):
+    assert r.status == "COMPILE_ERROR", r
+    assert (r.passed, r.total) == (0, 3)
+    assert r.compile.status == "RUNTIME_ERROR" and r.compile.exit_code != 0
+    assert isinstance(r.compile.stderr, bytes) and message in r.compile.stderr
+    assert [t.status for t in r.tests] == ["SKIPPED"] * 3 and r.tests[2].stdout == b""
+
+
+def test_grading_a_c_submission(client):
+    r = client.run({"id": uid("grade-c"), "language": "c", "source": SUM_C, "tests": TESTS}, timeout=120)
+    check_one_wrong_answer(r)
+    bad = client.run({"language": "c", "source": b"int main(void) { return nope; }\n", "tests": TESTS}, timeout=120)
+    check_compile_error(bad, b"nope")
+
+
+def test_grading_without_a_preset(client):
+    r = client.run({"argv": ["python3", "main.py"], "files": {"main.py": SUM_PY}, "tests": TESTS,
+                    "compile": {"argv": ["python3", "-m", "py_compile", "main.py"], "limits": {"cpu_ms": 5000}},
+                    "checker": "tokens"}, timeout=120)
+    check_one_wrong_answer(r)
+
 async def _async_suite():
     async with gradeq.aio.Client(URL, pool_size=4, client_name="py-aio-test") as c:
         r = await c.run({"argv": ["sh", "-c", "echo async; exit 2"]}, timeout=30)
@@ -105,6 +151,10 @@ async def _async_suite():
         await agen.aclose()
         assert res.stdout == b"followed\n"
         assert await c.results([job, uid("missing")], timeout=0.5) == {job: res}
+        # Grading jobs, the same fields as through the sync client.
+        check_one_wrong_answer(await c.run({"language": "python3", "source": SUM_PY, "tests": TESTS}, timeout=120))
+        bad = await c.run({"language": "python3", "source": b"print(1 +)\n", "tests": TESTS}, timeout=120)
+        check_compile_error(bad, b"SyntaxError")
 
 
 def test_asyncio_client():
