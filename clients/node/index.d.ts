@@ -36,12 +36,41 @@ export interface Job extends Program {
 
 export type Status =
   | 'OK' | 'RUNTIME_ERROR' | 'SIGNALED' | 'TIME_LIMIT' | 'WALL_TIME_LIMIT' | 'MEMORY_LIMIT'
-  | 'OUTPUT_LIMIT' | 'EXEC_ERROR' | 'SANDBOX_ERROR' | 'BAD_JOB' | 'WRONG_ANSWER' | 'INTERACTOR_ERROR';
+  | 'OUTPUT_LIMIT' | 'EXEC_ERROR' | 'SANDBOX_ERROR' | 'BAD_JOB' | 'WRONG_ANSWER' | 'INTERACTOR_ERROR'
+  | 'COMPILE_ERROR' | 'CHECKER_ERROR' | 'SKIPPED';
 
 export interface InteractorResult {
   status: string;
   exit_code: number | null;
   signal: number | null;
+  stderr: Buffer;
+  cpu_us: number;
+  wall_us: number;
+  memory_bytes: number;
+}
+
+/** One test of a grading job (docs/protocol.md, "Grading a submission"). */
+export interface TestResult {
+  name: string;
+  status: Status | string;
+  exit_code: number | null;
+  signal: number | null;
+  cpu_us: number;
+  wall_us: number;
+  memory_bytes: number;
+  checker_message: string | null;
+  /** cut to the worker's --test-output-max */
+  stdout: Buffer;
+  stderr: Buffer;
+  stdout_truncated: boolean;
+}
+
+/** A grading job's compile step: the run fields, its output capped. */
+export interface CompileResult {
+  status: Status | string;
+  exit_code: number | null;
+  signal: number | null;
+  stdout: Buffer;
   stderr: Buffer;
   cpu_us: number;
   wall_us: number;
@@ -67,6 +96,11 @@ export class Result {
   isolation: string[];
   interactor?: InteractorResult;
   transcript?: Buffer;
+  /** grading jobs: the compile step, every test in order, how many passed of how many */
+  compile?: CompileResult;
+  tests?: TestResult[];
+  passed?: number;
+  total?: number;
   /** status === 'OK' */
   readonly ok: boolean;
   /** fields this version does not know (a grading result's) */

@@ -54,6 +54,12 @@ export function encodeJob(job) {
 
 const toBuffer = (u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 
+/* Byte fields, nested ones too (interactor, a grading job's compile and
+ * tests), come back as Buffers. */
+function buffersIn(m) {
+  for (const f of BUFFER_FIELDS) if (m[f] instanceof Uint8Array && !Buffer.isBuffer(m[f])) m[f] = toBuffer(m[f]);
+}
+
 /** The result of a job: the fields of docs/protocol.md, and `ok`. */
 export class Result {
   constructor(map) {
@@ -63,9 +69,10 @@ export class Result {
       stdout_truncated: false, stderr_truncated: false, cpu_us: 0, wall_us: 0, memory_bytes: 0,
       isolation: [], error: null, id: null, worker: null, attempt: 0,
     }, fields);
-    for (const f of BUFFER_FIELDS) if (this[f] instanceof Uint8Array) this[f] = toBuffer(this[f]);
-    if (isMap(this.interactor) && this.interactor.stderr instanceof Uint8Array)
-      this.interactor.stderr = toBuffer(this.interactor.stderr);
+    buffersIn(this);
+    if (isMap(this.interactor)) buffersIn(this.interactor);
+    if (isMap(this.compile)) buffersIn(this.compile);
+    if (Array.isArray(this.tests)) for (const t of this.tests) if (isMap(t)) buffersIn(t);
   }
 
   get ok() {

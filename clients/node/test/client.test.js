@@ -56,6 +56,22 @@ test('a bad job is answered BAD_JOB', { skip }, async () => {
   assert.match(r.error, /argv/);
 });
 
+test('a grading job: verdicts per test, nested byte fields as Buffers', { skip }, async () => {
+  const r = await c.run({
+    id: uid('grade'), argv: ['python3', 's.py'],
+    files: { 's.py': Buffer.from('import sys\nsys.stderr.buffer.write(b"\\xff")\nprint(sum(map(int, input().split())))\n') },
+    limits: { cpu_ms: 5000, wall_ms: 20000 },
+    tests: [{ name: 'a', stdin: '1 2\n', expected: '3\n' }, { name: 'b', stdin: '2 2\n', expected: '5\n' }],
+  }, 60);
+  assert.equal(r.status, 'WRONG_ANSWER', JSON.stringify(r));
+  assert.equal(r.passed, 1);
+  assert.equal(r.total, 2);
+  assert.deepEqual(r.tests.map((t) => [t.name, t.status]), [['a', 'OK'], ['b', 'WRONG_ANSWER']]);
+  assert.ok(Buffer.isBuffer(r.tests[0].stdout) && Buffer.isBuffer(r.tests[0].stderr));
+  assert.equal(r.tests[0].stdout.toString(), '3\n');
+  assert.deepEqual(r.tests[1].stderr, Buffer.from([0xff]));
+});
+
 test('result gives null when the time runs out', { skip }, async () => {
   assert.equal(await c.result(uid('never'), 0.2), null);
   assert.equal(await c.result(uid('never'), 0), null);
