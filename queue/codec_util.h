@@ -1,6 +1,6 @@
 /* codec_util.h -- internal to queue/: helpers shared by the job codec
  * (job_decode.c, job_files.c, job_encode.c) and the result codec
- * (result.c).
+ * (result_codec.c).
  *
  * Encoding: a q_enc wraps a msgpack packer with the caller's err buffer.
  * msgpack-c reports an allocation failure as a negative return and casts

@@ -3,7 +3,7 @@
  *
  * DESIGN. The job side only packs: q_job_encode decodes what it packed, so
  * grade_decode.c's rules hold for what a client sends. The result side
- * decodes into one block sized before the first copy, as result.c does:
+ * decodes into one block sized before the first copy, as result_codec.c does:
  * the graded array (its count checked against Q_TESTS_MAX first), then the
  * bytes, which are distinct regions of the input plus one NUL per string.
  */

@@ -15,9 +15,9 @@
  * the read end is non-blocking, and the reader polls it together with
  * stop_fd only when it is empty.
  *
- * Large streams get transparent huge pages: page faults cost 3.2 us per
- * 4 KiB page on this VM, more than the pipe copy itself; 2 MiB pages cut
- * their number 512-fold.
+ * Large streams get transparent huge pages: a page fault per 4 KiB page can
+ * cost more than the pipe copy itself, and 2 MiB pages cut their number
+ * 512-fold.
  */
 #include <errno.h>
 #include <poll.h>

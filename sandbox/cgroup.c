@@ -1,6 +1,6 @@
 /* cgroup.c -- the cgroups of a slot: limits, accounting, kill.
  *
- * v1 (this machine's hybrid layout): memory, pids and cpuacct hierarchies,
+ * v1 (hybrid layouts): memory, pids and cpuacct hierarchies,
  * each with <name>/slot-N, made once per slot (or taken over from a dead
  * owner: the slot lock says nobody else has it) and reused: a cgroup made
  * and removed per run costs 0.8 ms on v1 and serialises on the kernel's
@@ -192,8 +192,7 @@ static int open_v1(cg_slot *s, char *err, size_t errlen)
             return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
         /* The zygote (one thread) joins through "tasks": moving only the
          * calling thread skips the threadgroup lock and the RCU grace
-         * period that moving a process through cgroup.procs waits for
-         * (~10 ms seen here). */
+         * period that moving a process through cgroup.procs waits for. */
         s->procs_fd[i] = open_in(s->dir[i], "tasks", O_WRONLY);
         if (s->procs_fd[i] < 0)
             return sbx_fail_errno(err, errlen, "cgroup open %s/tasks", s->dir[i]);

@@ -2,8 +2,8 @@
  *
  * v2 is chosen when its unified hierarchy holds the memory and pids
  * controllers (current distributions); else v1 when memory, pids and
- * cpuacct hierarchies are mounted (this project's VMs: a hybrid layout whose
- * v2 mount holds nothing). Our subtree `name` is made in each.
+ * cpuacct hierarchies are mounted (hybrid layouts, whose v2 mount holds
+ * no controller). Our subtree `name` is made in each.
  *
  * v2 follows systemd's delegation rules rather than fighting them. The
  * cgroup we may arrange ("top") is the nearest delegated one at or above

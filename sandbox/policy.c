@@ -13,8 +13,8 @@
  * and devices need CAP_MKNOD, which the slot's uid never has (and /box,
  * /tmp are nodev).
  *
- * The program is built here once per process (libseccomp costs 0.5-0.9 ms a
- * build on this machine) and installed by the zygote with the raw syscall.
+ * The program is built here once per process (a libseccomp build costs far
+ * more than a run's spawn) and installed by the zygote with the raw syscall.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -60,7 +60,7 @@ typedef struct sbx_limits {
     uint64_t open_files;
 } sbx_limits;
 
-/* Defaults of the issue: cpu 1000 ms, wall 3x cpu, memory 256 MiB, stdout
+/* Defaults: cpu 1000 ms, wall 3x cpu, memory 256 MiB, stdout
  * 1 MiB, stderr 64 KiB, 64 processes, 64 MiB files, 64 open files. */
 void sbx_limits_default(sbx_limits *l);
 

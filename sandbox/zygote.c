@@ -101,7 +101,7 @@ static void setup_fds(void)
 
 /* The zygote joins the slot's cgroup once, so that every run is born in it:
  * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
- * can wait for an RCU grace period (12 ms seen here), once per run
+ * can wait for an RCU grace period, once per run
  * otherwise. The zygote itself must never be the OOM killer's choice. On
  * v1 it stays out of the slot's memory cgroup altogether: each run's child
  * joins that one alone (zy_join_memcg, a single thread moved, no RCU

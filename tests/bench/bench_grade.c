@@ -30,6 +30,7 @@
 #include "tests/lib/bench_common.h"
 #include "tests/lib/bench_gworker.h"
 #include "tests/lib/bench_redis.h"
+#include "tests/lib/files.h"
 
 extern char **environ;
 
@@ -267,9 +268,7 @@ int main(int argc, char **argv)
     const char *bin = getenv("GRADEQ_BIN");
     snprintf(bin_gradeq, sizeof bin_gradeq, "%s/gradeq", bin ? bin : "build");
     snprintf(bw_worker_bin, sizeof bw_worker_bin, "%s/gradeq-worker", bin ? bin : "build");
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/bench-grade-XXXXXX", tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
+    if (!tl_mkdtemp(dir, sizeof dir, "bench-grade-"))
         bw_die("mkdtemp %s", dir);
     put("main.c", source);
     char p[512];

@@ -1,6 +1,8 @@
 /* files.c -- reading a whole file (a test program to place in /box). */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/lib/files.h"
 
@@ -30,4 +32,18 @@ char *tl_read_prog(const char *name, size_t *len)
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return tl_read_file(path, len);
+}
+
+char *tl_mkdtemp(char *buf, size_t len, const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(buf, len, "%s/%s", tmp && tmp[0] ? tmp : "/tmp", prefix);
+    if (n < 0 || (size_t)n + 7 > len) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    /* mkdtemp's template: the name, then six X it replaces. */
+    memset(buf + n, 'X', 6);
+    buf[n + 6] = '\0';
+    return mkdtemp(buf);
 }

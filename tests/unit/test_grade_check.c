@@ -17,6 +17,7 @@
 
 #include "worker/checker.h"
 #include "worker/testdir.h"
+#include "tests/lib/files.h"
 
 static bool check(q_check_kind k, double eps, const char *out, const char *ans, char *msg)
 {
@@ -129,8 +130,8 @@ static void put(const char *dir, const char *name, const char *text)
 static void test_testdir(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/gradeq-testdir-XXXXXX", err[256];
-    assert_non_null(mkdtemp(dir));
+    char dir[256], err[256];
+    assert_non_null(tl_mkdtemp(dir, sizeof dir, "gradeq-testdir-"));
     put(dir, "10.in", "ten");
     put(dir, "10.out", "TEN");
     put(dir, "2.in", "two");
@@ -154,8 +155,8 @@ static void test_testdir(void **state)
     assert_memory_equal(t[0].expected, "TWO", 3);
     wk_testdir_free(t, n);
 
-    char empty[] = "/tmp/gradeq-testdir-XXXXXX";
-    assert_non_null(mkdtemp(empty));
+    char empty[256];
+    assert_non_null(tl_mkdtemp(empty, sizeof empty, "gradeq-testdir-"));
     assert_int_equal(wk_testdir_load(empty, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "no tests"));
     rmdir(empty);

@@ -368,8 +368,8 @@ static void zygote_has_its_name(void **state)
 static void foreign_state_dir_refused(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/gradeq-foreign-XXXXXX", link[64];
-    assert_non_null(mkdtemp(dir));
+    char dir[256], link[sizeof dir + 8];
+    assert_non_null(tl_mkdtemp(dir, sizeof dir, "gradeq-foreign-"));
     assert_int_equal(chown(dir, 4242, 4242), 0);
     char err[SBX_ERR_LEN];
     sbx_host *h = NULL;

@@ -1,4 +1,4 @@
-/* interact.c -- run a program against its interactor and decide.
+/* interact_pair.c -- run a program against its interactor and decide.
  *
  * The two talk through direct pipes, not through this process: a relay
  * costs a copy and two wake-ups per message (go-judge measured a userspace

@@ -1,4 +1,4 @@
-/* result.c -- encode a result map; decode one for clients and tests.
+/* result_codec.c -- encode a result map; decode one for clients and tests.
  *
  * DESIGN. A result and its interactor share seven fields (status,
  * exit_code, signal, stderr, cpu_us, wall_us, memory_bytes), so both are
