@@ -20,13 +20,13 @@ trap 'rm -f "$out"' EXIT
 
 # One farm at a time on a machine (its namespaces have fixed names): wait
 # for a run started elsewhere (another `make check`) to end first.
-if ! flock -w 200 "$DEMO" true; then
-    echo "FAIL farm: another farm-demo held the machine for 200 s"
+if ! flock -w 700 "$DEMO" true; then
+    echo "FAIL farm: another farm-demo held the machine for 700 s"
     exit 1
 fi
 start=$(date +%s)
-# farm-demo has its own hard limit (140 s + cleanup); this one is the net.
-timeout -k 10 200 "$DEMO" --quick >"$out" 2>&1
+# farm-demo has its own hard limit (600 s + cleanup); this one is the net.
+timeout -k 10 700 "$DEMO" --quick >"$out" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
 
