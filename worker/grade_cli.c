@@ -131,7 +131,6 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
     } else if (strcmp(a, "--compile") == 0) {
         rc = split(a, v, g->compile_cmd, sizeof g->compile_cmd, g->compile_argv,
                    sizeof g->compile_argv / sizeof g->compile_argv[0], err, errlen);
-        g->has_compile = rc > 0;
     } else if (strcmp(a, "--checker") == 0) {
         rc = checker_option(g, v, err, errlen);
     } else if (strcmp(a, "--checker-file") == 0) {
@@ -162,7 +161,7 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
 {
     if (!g->tests_dir)
         return fail(err, errlen, "--tests", "missing (the folder of tests)");
-    if (g->language && (!g->source || g->has_compile || c->argv[0]))
+    if (g->language && (!g->source || g->compile_argv[0] || c->argv[0]))
         return fail(err, errlen, "--language", g->source ? "replaces --compile and PROGRAM" : "needs --source FILE");
     if (!g->language && g->source)
         return fail(err, errlen, "--source", "needs --language");
@@ -188,7 +187,7 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     *gr = (q_grade){ .tests = g->tests, .ntests = g->ntests, .checker = g->checker, .eps = g->eps,
                      .stop_on_failure = g->stop_on_failure, .language = (char *)g->language,
                      .source = g->source, .source_len = g->source_len };
-    if (g->has_compile) {
+    if (g->compile_argv[0]) {
         gr->has_compile = true;
         gr->compile = (q_prog){ .argv = g->compile_argv, .argc = count(g->compile_argv) };
     }

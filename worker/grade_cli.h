@@ -21,8 +21,7 @@ typedef struct wk_cli_grade {
     char *source;                   /* --source FILE's bytes */
     size_t source_len;
     char compile_cmd[4096];
-    char *compile_argv[256];
-    bool has_compile;
+    char *compile_argv[256];        /* [0] NULL: no --compile */
     q_check_kind checker;
     double eps;
     char checker_cmd[4096];
