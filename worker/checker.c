@@ -5,8 +5,8 @@
  *   lines   line by line, trailing blanks (space, \t, \r, \v, \f) of each
  *           line ignored, and trailing empty lines ignored
  *   tokens  the whitespace-separated tokens are equal
- *   float   tokens; two that both read as finite numbers are equal within
- *           an absolute or relative error eps
+ *   float   tokens; two that both read as finite decimal numbers are
+ *           equal within an absolute or relative error eps
  * The program's output is the adversary's: a token is parsed from a
  * bounded copy, and what the messages show of it is escaped and cut.
  */
@@ -122,11 +122,39 @@ static bool next_token(const char *p, size_t n, size_t *at, const char **tok, si
     return true;
 }
 
-/* A finite number spelled by the whole token, else false. */
+/* Whether t is spelled as judges write numbers: [+-] digits [. digits]
+ * [e [+-] digits], a side of the point possibly empty but not both.
+ * strtod alone would also take hex ("0x10" is 16), "inf" and "nan(...)". */
+static bool decimal(const char *t, size_t n)
+{
+    size_t i = 0, digits = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-'))
+        i++;
+    for (; i < n && isdigit((unsigned char)t[i]); i++)
+        digits++;
+    if (i < n && t[i] == '.')
+        for (i++; i < n && isdigit((unsigned char)t[i]); i++)
+            digits++;
+    if (!digits)
+        return false;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        size_t e = i;
+        while (i < n && isdigit((unsigned char)t[i]))
+            i++;
+        if (i == e)
+            return false;
+    }
+    return i == n;
+}
+
+/* A finite decimal number spelled by the whole token, else false. */
 static bool number(const char *t, size_t n, double *v)
 {
     char buf[64], *end;
-    if (n == 0 || n >= sizeof buf)
+    if (n == 0 || n >= sizeof buf || !decimal(t, n))
         return false;
     memcpy(buf, t, n);
     buf[n] = 0;

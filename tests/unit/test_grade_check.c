@@ -80,6 +80,12 @@ static void test_float(void **state)
     assert_false(check(Q_CHECK_FLOAT, 1e-6, "nan", "nan0", msg)); /* no NaN is equal */
     assert_false(check(Q_CHECK_FLOAT, 1e9, "inf", "1", msg));
     assert_false(check(Q_CHECK_FLOAT, 1e-6, "1x", "1", msg));
+    /* Only decimal spellings are numbers: strtod's others are not. */
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "0x10", "16", msg));
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "0x1p4", "16", msg));
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, "1e", "1", msg));
+    assert_false(check(Q_CHECK_FLOAT, 1e-6, ".", "0", msg));
+    assert_true(check(Q_CHECK_FLOAT, 1e-6, ".5 5. -0 +2 1E+2", "0.5 5 0 2 100", msg));
 }
 
 /* A checker's first stderr line is a msgpack str and reaches terminals:
