@@ -1,6 +1,7 @@
 /* testdir.c -- a folder of tests in the layouts people already have:
  * NAME.in with NAME.out or NAME.ans (DMOJ, CMS), or Polygon's NN with
- * NN.a; sorted naturally (2 before 10). The name of a test is NAME (or NN).
+ * NN.a; sorted naturally (2 before 10). The name of a test is NAME (or NN),
+ * and a name found in both layouts is refused rather than run twice.
  *
  * Bounded: at most Q_TESTS_MAX tests, each file read with a cap checked
  * before it is allocated, WK_TESTDIR_BYTES over the whole folder. Only
@@ -187,6 +188,14 @@ int wk_testdir_load(const char *dir, q_test **out, size_t *nout, char *err, size
         return -1;
     }
     qsort(t, n, sizeof *t, cmp_test);
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(t[i - 1].name, t[i].name) == 0) { /* printable: checked above */
+            fail(err, errlen, "%s: test %s is there in both layouts (%s.in and %s): keep one", dir, t[i].name,
+                 t[i].name, t[i].name);
+            wk_testdir_free(t, n);
+            return -1;
+        }
+    }
     *out = t;
     *nout = n;
     return 0;

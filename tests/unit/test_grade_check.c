@@ -166,6 +166,10 @@ static void test_testdir(void **state)
     assert_int_equal(wk_testdir_load(empty, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "no tests"));
     rmdir(empty);
+    put(dir, "2", "two again"); /* 2.in and 2 both: which is meant? */
+    put(dir, "2.a", "TWO");
+    assert_int_equal(wk_testdir_load(dir, &t, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "test 2 is there in both layouts"));
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
