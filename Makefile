@@ -111,7 +111,12 @@ test-san:
 fuzz: deps $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-fuzz.sh
 
-check: test test-san fuzz
+# One after the other, also under make -j: two suites side by side would
+# share the machine's cores and interleave their lines.
+check:
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory test-san
+	@$(MAKE) --no-print-directory fuzz
 
 bench: deps all $(BENCHES)
 	@B=$(B) tests/bench/run.sh

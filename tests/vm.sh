@@ -38,12 +38,21 @@ done
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
+# The guest reaches the registries through this machine's network: where
+# that re-signs TLS with a local authority, the guest trusts it as this
+# machine does (npm's own bundle does not know it).
+mkdir "$out/ca"
+for crt in /usr/local/share/ca-certificates/*.crt; do [ -f "$crt" ] && cp "$crt" "$out/ca/"; done
 cat > "$out/guest.sh" <<EOF
 #!/bin/sh
 # In the guest, as root in a login shell.
 set -u
 rm -rf /root/gradeq && cp -a /host/gradeq /root/gradeq && cd /root/gradeq || exit 1
 echo "vm: \$(uname -r), \$(systemctl --version | head -1), cgroup \$(sed -n 's/^0:://p' /proc/self/cgroup)"
+if ls /host/ca/*.crt >/dev/null 2>&1; then
+    cp /host/ca/*.crt /usr/local/share/ca-certificates/ && update-ca-certificates >/dev/null 2>&1
+    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+fi
 make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
 cc -O2 -o /tmp/emulator_probe tests/emulator_probe.c && probe=\$(/tmp/emulator_probe) ||
     echo "vm: WARNING: the emulator mis-executes SETcc on a page's first write (\$probe): any failure below may be the emulator's, not gradeq's"
@@ -58,7 +67,8 @@ for t in $*; do
     if [ $mode != login ]; then
         echo "=== delegated unit: \$t"
         systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
-            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" sh /host/one.sh "\$t" ||
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" \
+            -E NODE_EXTRA_CA_CERTS="\${NODE_EXTRA_CA_CERTS:-}" sh /host/one.sh "\$t" ||
             { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
     fi
 done
