@@ -63,7 +63,8 @@ systemctl stop gradeq-worker; rc=$?
 out=$($G result "$id" 2>&1)
 check "systemctl stop drained the running job (its result published)" '[ $rc -eq 0 ] && echo "$out" | grep -q "gradeq: OK"'
 check "... and the service is inactive, not failed" '[ "$(systemctl is-active gradeq-worker)" = inactive ]'
-check "the journal says it drained" 'journalctl -q -u gradeq-worker --no-pager | grep -qi "drain\|stopp"'
+# The worker's own line: systemd's "Stopping ..." would match a looser one.
+check "the journal says it drained the running job" 'journalctl -q -u gradeq-worker --no-pager | grep -q "draining (1 running)"'
 
 # The template: a second queue (prefix q2) beside the first.
 sed 's|^#GRADEQ_PREFIX=.*|GRADEQ_PREFIX=q2|' /etc/gradeq/worker.env >/etc/gradeq/q2.env

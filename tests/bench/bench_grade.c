@@ -289,7 +289,7 @@ int main(int argc, char **argv)
             put("t1/1.out", out);
         }
     }
-    printf("bench_grade (measured on this machine now; other load shows in both columns)\n");
+    printf("bench_grade (the figures of this run: any other load shows in both columns)\n");
     part1(rounds);
     char err[256];
     if (rs_start(&bw_srv, NULL, err, sizeof err) < 0)
