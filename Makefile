@@ -23,8 +23,10 @@ B        ?= build
 CC       ?= cc
 SAN      ?=
 CSTD     := -std=c11 -D_GNU_SOURCE
-WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers \
-            $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
+# What asks the compiler or pkg-config is worked out on first use, in a
+# recipe: when make parses this file a fresh machine has neither yet.
+WARN_CC   = $(eval WARN_CC := $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation))$(WARN_CC)
+WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers $(WARN_CC)
 OPT      ?= -O2 -g
 PKGS     := libseccomp hiredis msgpack
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
@@ -101,6 +103,10 @@ $(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC) | $(DEPS_OK) deps
 deps: | $(DEPS_OK)
 	@tests/install-deps.sh
 
+# What includes cmocka waits for the rest of the packages too, also under -j
+# (make -j test would otherwise compile the units beside the install).
+$(call obj,$(UNIT_SRC) $(TLIB_SRC)): | deps
+
 test: deps all $(UNITS)
 	@B=$(B) tests/run-all.sh
 
@@ -175,10 +181,10 @@ SO_MAJOR := 1
 SO_NAME  := libgradeq.so.$(SO_MAJOR)
 SO_FILE  := $(SO_NAME).0.0
 LIBSO    := $(B)/libgradeq.so
-SO_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -I. $(PKG_CFLAGS) $(CFLAGS)
+SO_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -I. $(PKG_CFLAGS) $(CFLAGS)
 all: $(LIBSO)
 
-$(B)/pic/%.o: %.c
+$(B)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(SO_CFLAGS) -MMD -MP -c $< -o $@
 

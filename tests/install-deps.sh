@@ -50,7 +50,10 @@ missing=$(missing)
 [ -z "$missing" ] && exit 0
 echo "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq $missing >/dev/null
+# A machine's first minutes often have apt busy already (unattended-upgrades
+# at first boot, an install in another shell): wait for it, then go on.
+wait_lock="-o DPkg::Lock::Timeout=600"
+apt-get $wait_lock update -qq
+apt-get $wait_lock install -y -qq $missing >/dev/null
 # The packaged redis-server starts a system instance we do not use.
 case "$missing" in *redis-server*) systemctl disable --now redis-server >/dev/null 2>&1 || true ;; esac

@@ -26,6 +26,18 @@ G="timeout 300 /usr/local/bin/gradeq"
 make -s install >"$T/install.log" 2>&1; rc=$?
 check "make install" '[ $rc -eq 0 ] || { tail "$T/install.log"; false; }'
 systemctl daemon-reload
+# The installed units as systemd reads them, their real ExecStart= and
+# Documentation= included (man checks the page where man can find it).
+man=--man=no; command -v man >/dev/null 2>&1 && man=--man=yes
+units=/usr/local/lib/systemd/system
+ln -s "$units/gradeq-worker@.service" "$T/gradeq-worker@q2.service"
+for u in "$units/gradeq-worker.service" "$T/gradeq-worker@q2.service"; do
+    check "systemd-analyze verify ${u##*/} ($man)" 'out=$(systemd-analyze verify $man "$u" 2>&1); [ -z "$out" ] || { echo "$out"; false; }'
+done
+# docs/operations.md gives the unit's rating; a looser unit would rate higher.
+exposure=$(systemd-analyze security --no-pager gradeq-worker.service 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+check "systemd-analyze security rates the unit OK or better (got ${exposure:-nothing})" \
+    '[ -n "$exposure" ] && awk -v e="$exposure" "BEGIN { exit !(e < 5.0) }"'
 redis-server --bind 127.0.0.1 --port $PORT --save '' --appendonly no --daemonize yes \
     --pidfile "$T/redis.pid" --logfile "$T/redis.log" --dir "$T"
 for _ in $(seq 1 200); do redis-cli -p $PORT ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
