@@ -4,6 +4,7 @@
 #   make check      every test: plain, then under ASan+UBSan, then the fuzzers
 #   make test       the plain suite only
 #   make test-san   the ASan+UBSan suite only
+#   make san TARGETS=build-san/tests/test_x   targets of the ASan+UBSan build
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS
 #   make bench      benchmarks, each beside a baseline measured in the same run
 #   make demo       a demo of the main job, with its own redis-server
@@ -56,7 +57,7 @@ UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all check test test-san fuzz bench demo deps clean install install-lib test-vm
+.PHONY: all check test test-san san fuzz bench demo deps clean install install-lib test-vm
 all: $(BINS) $(PROGS)
 
 # The build's packages, checked once per build dir (and again when the
@@ -110,9 +111,15 @@ $(call obj,$(UNIT_SRC) $(TLIB_SRC)): | deps
 test: deps all $(UNITS)
 	@B=$(B) tests/run-all.sh
 
+SAN_BUILD = B=build-san CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 test-san:
-	@$(MAKE) --no-print-directory B=build-san CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+	@$(MAKE) --no-print-directory $(SAN_BUILD) test
+
+# Targets of the sanitized build alone: make san TARGETS=build-san/tests/test_sandbox
+TARGETS ?= all
+san:
+	@$(MAKE) --no-print-directory $(SAN_BUILD) $(TARGETS)
 
 fuzz: deps $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-fuzz.sh

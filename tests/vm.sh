@@ -9,7 +9,8 @@
 #
 #   tests/vm.sh [--login|--unit|--both] [--timeout S] [TEST...]
 #
-# TEST: a test binary (build/tests/test_sandbox), an integration script
+# TEST: a test binary (build/tests/test_sandbox, or build-san/... for the
+# ASan+UBSan build), an integration script
 # (tests/integration/worker.sh), or a make target (test, check, bench).
 # Default: the sandbox suites. Environment: GRADEQ_VM (the scripts'
 # directory, default ../shared/vm beside the project), GRADEQ_VM_DIR (their
@@ -79,6 +80,8 @@ cat > "$out/one.sh" <<'EOF'
 # One test, from /root/gradeq: a binary, a script or a make target.
 case $1 in
 build/*) make -s -j2 "$1" >/dev/null && timeout 1800 "$1" ;;
+build-san/*) make -s -j2 san TARGETS="$1" >/dev/null && make -s -j2 san TARGETS=all >/dev/null &&
+    GRADEQ_PROGS=build-san/progs GRADEQ_BIN=build-san timeout 1800 "$1" ;;
 tests/*) make -s -j2 all && timeout 1800 "$1" ;;
 *) make -j2 "$1" ;;
 esac
