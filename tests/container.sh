@@ -26,7 +26,10 @@ set -u
 B=$1 P=$2 T=$3
 FAIL=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; FAIL=1; fi; }
-mount --make-rprivate / && mount -t cgroup2 cgroup2 /sys/fs/cgroup && mount -t tmpfs tmpfs /run/systemd ||
+# The host's cgroup2 mount goes first: the same hierarchy cannot be mounted
+# over itself, and a container never sees the host's anyway.
+mount --make-rprivate / && umount -l /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup &&
+    mount -t tmpfs tmpfs /run/systemd ||
     { echo "FAIL the container's mounts"; exit 1; }
 check "inside: the cgroup namespace's root is ours (/proc/self/cgroup says 0::/)" '[ "$(cat /proc/self/cgroup)" = "0::/" ]'
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
