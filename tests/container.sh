@@ -51,13 +51,14 @@ check "a fork bomb: a time limit, and nothing of it left" \
     '[ "$(json "d[\"status\"] in (\"TIME_LIMIT\", \"WALL_TIME_LIMIT\")" <"$T/bomb.json")" = True ] &&
      [ -z "$(find /sys/fs/cgroup -name cgroup.procs ! -path "*/gradeq-supervisor/*" -exec cat {} +)" ]'
 
-# The worker as the container's command, its Redis beside it.
+# The worker as the container's command, its Redis beside it. One slot, so
+# the runs after the hog are in the hog's slot.
 S=$T/redis.sock
 redis-server --port 0 --unixsocket "$S" --unixsocketperm 700 --dir "$T" --save '' --appendonly no \
     --daemonize yes --pidfile "$T/redis.pid" --logfile "$T/redis.log"
 for _ in $(seq 1 200); do redis-cli -s "$S" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
 export GRADEQ_REDIS="unix://$S"
-"$B/gradeq-worker" --threads 2 >"$T/worker.log" 2>&1 &
+"$B/gradeq-worker" --threads 1 >"$T/worker.log" 2>&1 &
 worker=$!
 out=$(timeout 300 "$B/gradeq" submit --wait 120 --memory 64M -- "$P/memhog" 200 2>&1)
 check "worker: a memory hog, MEMORY_LIMIT" 'echo "$out" | grep -q "gradeq: MEMORY_LIMIT"'

@@ -45,7 +45,8 @@ for _ in $(seq 1 200); do redis-cli -p $PORT ping 2>/dev/null | grep -q PONG && 
 # The documented file, with the example Redis replaced by ours.
 mkdir -p /etc/gradeq
 sed "s|^GRADEQ_REDIS=.*|GRADEQ_REDIS=$GRADEQ_REDIS|" /usr/local/share/doc/gradeq/gradeq-worker.env >/etc/gradeq/worker.env
-echo GRADEQ_THREADS=2 >>/etc/gradeq/worker.env
+# One slot, so the run after the memory hog is in the hog's slot.
+echo GRADEQ_THREADS=1 >>/etc/gradeq/worker.env
 chmod 0600 /etc/gradeq/worker.env
 systemctl start gradeq-worker; rc=$?
 check "systemctl start gradeq-worker" '[ $rc -eq 0 ] && systemctl is-active -q gradeq-worker'
