@@ -17,7 +17,7 @@
 # after that (the flags below are expanded once, at their first use).
 #
 # Sources are found by directory: sandbox/*.c -> libsandbox, queue/*.c ->
-# libqueue, worker/*.c -> libworker except worker/main_NAME.c: build/NAME.
+# libqueue, worker/*/*.c -> libworker except worker/*/main_NAME.c: build/NAME.
 # tests/unit/test_*.c and tests/progs/*.c are one binary per file.
 
 B        ?= build
@@ -38,8 +38,8 @@ DEPS_OK  := $(B)/.deps
 
 SBX_SRC  := $(wildcard sandbox/*.c)
 Q_SRC    := $(wildcard queue/*.c)
-WK_MAIN  := $(wildcard worker/main_*.c)
-WK_SRC   := $(filter-out $(WK_MAIN),$(wildcard worker/*.c))
+WK_MAIN  := $(wildcard worker/*/main_*.c)
+WK_SRC   := $(filter-out $(WK_MAIN),$(wildcard worker/*/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/progs/*.c)
 BENCH_SRC:= $(wildcard tests/bench/*.c)
@@ -52,7 +52,7 @@ LIBQ   := $(B)/libqueue.a
 LIBWK  := $(B)/libworker.a
 LIBS   := $(LIBWK) $(LIBQ) $(LIBSBX)
 LIBT   := $(B)/libtest.a
-BINS   := $(patsubst worker/main_%.c,$(B)/%,$(WK_MAIN))
+BINS   := $(patsubst main_%.c,$(B)/%,$(notdir $(WK_MAIN)))
 UNITS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS  := $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRC))
 BENCHES:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
@@ -79,9 +79,12 @@ $(LIBWK): $(call obj,$(WK_SRC))
 $(LIBT): $(call obj,$(TLIB_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 
-# worker/main_NAME.c is the command build/NAME.
-$(BINS): $(B)/%: $(B)/obj/worker/main_%.o $(LIBS)
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+# worker/*/main_NAME.c is the command build/NAME.
+define bin_rule
+$(B)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBS)
+	$$(CC) $$(CFLAGS_ALL) $$^ -o $$@ $$(LDLIBS_ALL)
+endef
+$(foreach m,$(WK_MAIN),$(eval $(call bin_rule,$(m))))
 
 # Hostile programs: built plain (no sanitizer: they run inside the sandbox).
 $(B)/progs/%: tests/progs/%.c | $(DEPS_OK)

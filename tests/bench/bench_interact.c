@@ -14,7 +14,7 @@
 
 #include "sandbox/sandbox.h"
 #include "tests/lib/files.h"
-#include "worker/interact.h"
+#include "worker/engine/interact.h"
 
 static double now_s(void)
 {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "worker/compile_cache.h"
+#include "worker/engine/compile_cache.h"
 
 static const char *argv_cc[] = { "gcc", "-o", "main", "main.c", NULL };
 static const char *argv_o2[] = { "gcc", "-O2", "-o", "main", "main.c", NULL };

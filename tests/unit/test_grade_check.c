@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "worker/checker.h"
-#include "worker/testdir.h"
+#include "worker/engine/checker.h"
+#include "worker/problem/testdir.h"
 #include "tests/lib/files.h"
 
 static bool check(q_check_kind k, double eps, const char *out, const char *ans, char *msg)

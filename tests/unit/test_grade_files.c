@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "worker/grade_files.h"
+#include "worker/engine/grade_files.h"
 
 static void clash_rule(void **state)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "queue/job.h"
-#include "worker/config.h"
-#include "worker/convert.h"
-#include "worker/worker.h"
+#include "worker/daemon/config.h"
+#include "worker/common/convert.h"
+#include "worker/daemon/worker.h"
 
 /* The heartbeat's verdict "entry taken" lands on a slot only while that
  * slot still runs that entry: the next job's result must not be dropped. */

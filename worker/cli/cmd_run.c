@@ -1,0 +1,145 @@
+/* cmd_run.c -- `gradeq run`: one program in the sandbox, no Redis. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker/cli/cli.h"
+#include "worker/cli/commands.h"
+#include "worker/common/convert.h"
+#include "worker/engine/interact.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gradeq run [options] [--require-isolation] [--] PROGRAM ARGS...\n%s", wk_cli_run_help);
+}
+
+/* Without --stdin, gradeq's own stdin when it is not a terminal, as any
+ * command in a pipe would read it (`echo 7 8 | gradeq run -- ./sum`). */
+static int own_stdin(wk_cli_run *c, char *err, size_t errlen)
+{
+    size_t len;
+    if (wk_read_stream(0, "stdin", WK_FILE_MAX, &c->stdin_buf, &len, err, errlen) < 0)
+        return -1;
+    c->spec.stdin_data = c->stdin_buf;
+    c->spec.stdin_len = len;
+    return 0;
+}
+
+/* Every time, not once: a run with less than full isolation must not pass
+ * for a sandboxed one (the program can read what the caller can). */
+static void warn_isolation(const sbx_host *host)
+{
+    if (!(SBX_ISO_ALL & ~sbx_host_isolation(host)))
+        return;
+    fprintf(stderr, "gradeq run: warning: not fully isolated (%s): the program can read and change what this "
+                    "user can\ngradeq run: warning: run as root for full isolation (--require-isolation refuses "
+                    "instead)\n",
+            sbx_host_describe(host));
+}
+
+/* Without a memory cgroup the memory limit is an address-space rlimit: a
+ * program over it sees an allocation fail and usually dies its own way
+ * (Python's MemoryError, C++'s bad_alloc, an abort). As far as that can be
+ * told, from what the runtimes print, the verdict says MEMORY_LIMIT. */
+static void memory_limit_by_rlimit(sbx_result *r)
+{
+    static const char *const marks[] = { "MemoryError", "std::bad_alloc", "Cannot allocate memory",
+                                         "out of memory", "Out of memory" };
+    if ((r->isolation & SBX_ISO_CG_MEMORY) || (r->status != SBX_RUNTIME_ERROR && r->status != SBX_SIGNALED))
+        return;
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (r->stderr_buf && memmem(r->stderr_buf, r->stderr_len, marks[i], strlen(marks[i]))) {
+            r->status = SBX_MEMORY_LIMIT;
+            snprintf(r->error, sizeof r->error, "an allocation failed at the address-space limit (no memory "
+                                                "cgroup: told from the program's stderr)");
+            return;
+        }
+}
+
+/* --interactor: the program against it, each in its own box. */
+static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, const char **names)
+{
+    char err[SBX_ERR_LEN];
+    sbx_box *ibox;
+    if (sbx_box_open(host, &ibox, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq run: cannot start the interactor's sandbox: %s\n", err);
+        return -1;
+    }
+    sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
+                       .nfiles = c->ninter_files };
+    wk_cli_interactor_limits(c, &inter.limits);
+    sbx_file input = { "input", c->spec.stdin_data, c->spec.stdin_len, false };
+    if (c->spec.stdin_data && c->ninter_files < 64) {
+        c->inter_files[c->ninter_files] = input;
+        inter.nfiles++;
+    }
+    c->spec.stdin_data = NULL;
+    c->spec.stdin_len = 0;
+    wk_pair pair;
+    int rc = wk_run_pair(box, &c->spec, ibox, &inter, (size_t)c->transcript_bytes, &pair);
+    wk_pair_to_wire(&pair, NULL, NULL, 0, names, w);
+    c->json ? wk_print_json(stdout, w) : wk_print_plain(w);
+    wk_pair_free(&pair);
+    sbx_box_close(ibox);
+    return rc;
+}
+
+int wk_cmd_run(int argc, char **argv)
+{
+    static wk_cli_run c;
+    char err[512] = "";
+    int i = 1;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return usage(stdout), 0;
+        int rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
+        if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
+            wk_cli_run_free(&c);
+            return rc < 0 ? wk_usage_error("run", "%s", err) : wk_usage_error("run", "unknown option %s", argv[i]);
+        }
+        if (rc == 0)
+            break; /* the program, without a "--" */
+    }
+    if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+        wk_cli_run_free(&c);
+        return wk_usage_error("run", "%s", err);
+    }
+    if (!c.stdin_given && !isatty(0) && own_stdin(&c, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq run: %s\n", err);
+        wk_cli_run_free(&c);
+        return WK_EXIT_USAGE;
+    }
+    sbx_host_options ho = { .require_isolation = c.require_isolation };
+    sbx_host *host = NULL;
+    sbx_box *box = NULL;
+    if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq run: cannot start the sandbox: %s\n", err);
+        sbx_host_close(host);
+        wk_cli_run_free(&c);
+        return WK_EXIT_REDIS;
+    }
+    warn_isolation(host);
+    if (sbx_host_cgroup_note(host)[0])
+        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
+    sbx_result r;
+    const char *names[WK_ISO_MAX];
+    q_result w;
+    int rc;
+    if (c.has_interactor) {
+        rc = run_pair(host, box, &c, &w, names);
+    } else {
+        rc = sbx_run(box, &c.spec, &r);
+        memory_limit_by_rlimit(&r);
+        wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
+        c.json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
+        sbx_result_free(&r);
+    }
+    sbx_box_close(box);
+    sbx_host_close(host);
+    wk_cli_run_free(&c);
+    return rc < 0 ? WK_EXIT_REDIS : WK_EXIT_OK;
+}

@@ -1,0 +1,78 @@
+/* text.c -- bytes a program or a job chose, made safe to show: base64,
+ * JSON strings, what a terminal may print as text (text.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/common/text.h"
+
+void wk_base64(FILE *f, const void *data, size_t len)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = data;
+    char out[4096];
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+        if (i + 1 < len)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < len)
+            v |= p[i + 2];
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < len ? tab[v & 63] : '=';
+        if (o + 4 > sizeof out) {
+            fwrite(out, 1, o, f);
+            o = 0;
+        }
+    }
+    fwrite(out, 1, o, f);
+}
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), 0 when there is none. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (!n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+size_t wk_text_char(const char *p, size_t n)
+{
+    unsigned char c = (unsigned char)p[0], b[5] = { 0 };
+    if (c < 0x80)
+        return c >= 0x20 && c != 0x7f;
+    memcpy(b, p, n < 4 ? n : 4);
+    size_t k = utf8_len(b);
+    return b[0] == 0xc2 && b[1] < 0xa0 ? 0 : k; /* C1 controls: U+0080..U+009F */
+}
+
+/* Any bytes in, valid JSON out: a byte that is not part of well-formed
+ * UTF-8 (a file name a program chose, say) becomes U+FFFD. */
+void wk_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t n;
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p < 0x80)
+            fputc(*p, f);
+        else if ((n = utf8_len(p)) != 0) {
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else
+            fputs("\\ufffd", f);
+    }
+    fputc('"', f);
+}

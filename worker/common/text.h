@@ -1,0 +1,17 @@
+/* text.h -- bytes a program or a job chose, made safe to show. */
+#ifndef GRADEQ_WORKER_TEXT_H
+#define GRADEQ_WORKER_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+void wk_base64(FILE *f, const void *data, size_t len);
+/* Any bytes in, a valid JSON string out (what is not well-formed UTF-8
+ * becomes U+FFFD). */
+void wk_json_string(FILE *f, const char *s);
+/* The length of the character p[0..n) starts with (n > 0) when it is one a
+ * terminal shows as text: printable ASCII, or well-formed UTF-8 that is not
+ * a C1 control; else 0. */
+size_t wk_text_char(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,94 @@
+/* grade_job.c -- a grading job in the worker: the same rules as a single
+ * run (handle.c): a bad plan is BAD_JOB; a sandbox failure in any of its
+ * runs leaves the entry pending for another delivery; the result is
+ * published fenced, once. The heartbeat keeps the entry's lease alive for
+ * the whole grading (the slot's entry is set around it), and a drain stops
+ * it between two tests: the entry stays pending and another worker grades
+ * it whole (a grading is never published half done).
+ */
+#include <stdio.h>
+
+#include "worker/engine/compile_cache.h"
+#include "worker/common/convert.h"
+#include "worker/engine/grade_plan.h"
+#include "worker/common/log.h"
+#include "worker/daemon/worker.h"
+
+int wk_grade_setup(wk_worker *w, char *err, size_t errlen)
+{
+    const char *path = w->cfg.languages[0] ? w->cfg.languages : NULL;
+    char why[512];
+    w->cache = wk_cc_new(w->cfg.compile_cache);
+    if (!w->cache)
+        return snprintf(err, errlen, "compile cache: out of memory"), -1;
+    if (wk_langs_load(path, &w->langs, why, sizeof why) < 0) {
+        if (path)
+            return snprintf(err, errlen, "languages: %s", why), -1;
+        wk_log(WK_LOG_INFO, "grading: no language presets (%s)", why);
+        return 0;
+    }
+    for (size_t i = 0; i < w->langs.n; i++)
+        if (!w->langs.v[i].available)
+            wk_log(WK_LOG_WARN, "language %s refused: %s", w->langs.v[i].name, w->langs.v[i].why);
+    wk_log(WK_LOG_INFO, "grading: %zu language presets from %s", w->langs.n, w->langs.path);
+    return 0;
+}
+
+static void observe(wk_worker *w, const wk_graded *g)
+{
+    int k = wk_grade_status_index(g->status);
+    if (k >= 0)
+        atomic_fetch_add(&w->metrics.grade_jobs[k], 1);
+    for (size_t i = 0; i < g->res.ntests; i++) {
+        k = wk_grade_status_index(g->res.tests[i].status);
+        if (k >= 0)
+            atomic_fetch_add(&w->metrics.grade_tests[k], 1);
+        wk_hist_observe(&w->metrics.duration, g->res.tests[i].wall_us);
+    }
+}
+
+void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    wk_grade_plan plan;
+    wk_plan_store st;
+    if (wk_grade_plan_from_job(job, w->langs.n ? &w->langs : NULL, &w->cfg.max, (size_t)w->cfg.test_output_max,
+                               &plan, &st, err, sizeof err) < 0) {
+        wk_log(WK_LOG_INFO, "job %s: bad job: %s", job->id, err);
+        if (wk_answer(s, e, job->id, "BAD_JOB", err, NULL))
+            wk_count(w, WK_BAD_JOB);
+        wk_plan_store_free(&st);
+        return;
+    }
+    plan.stop = &w->stop;
+    plan.cache = w->cache;
+    wk_slot_begin(s, e);
+    wk_graded out;
+    wk_grade_rc rc = wk_grade(w->host, s->box, &s->ibox, &plan, &out);
+    wk_slot_end(s);
+    if (rc == WK_GRADE_SANDBOX_ERROR) {
+        atomic_fetch_add(&w->metrics.sandbox_errors, 1);
+        wk_log(atomic_load(&w->hard) ? WK_LOG_INFO : WK_LOG_ERROR,
+               "job %s (entry %s, attempt %lld): sandbox error while grading, left for redelivery: %s", job->id,
+               e->id, e->attempt, out.error);
+    } else if (rc == WK_GRADE_STOPPED) {
+        wk_log(WK_LOG_INFO, "job %s (entry %s): grading stopped by the drain, left for another worker", job->id,
+               e->id);
+    } else if (atomic_load(&s->lost)) {
+        wk_log(WK_LOG_WARN, "job %s: another worker took entry %s while it ran; result dropped", job->id, e->id);
+    } else {
+        const char *names[WK_ISO_MAX];
+        q_result res;
+        wk_graded_to_wire(&out, job->id, w->cfg.name, (uint64_t)e->attempt, sbx_host_isolation(w->host), names,
+                          &res);
+        wk_log(WK_LOG_DEBUG, "job %s: %s, %llu/%llu passed", job->id, res.status,
+               (unsigned long long)out.res.passed, (unsigned long long)out.res.total);
+        if (wk_deliver(s, e, &res, NULL)) {
+            observe(w, &out);
+            atomic_fetch_add(&w->done, 1);
+        }
+    }
+    wk_graded_free(&out);
+    wk_plan_store_free(&st);
+}

@@ -1,0 +1,166 @@
+/* pool.c -- the job threads: each owns a Redis connection and a sandbox
+ * box, and loops fetch -> run -> publish until the worker drains.
+ *
+ * A thread blocks in XREADGROUP at most Q_BLOCK_MAX_MS, so a drain is
+ * noticed within two seconds. Stale entries (their worker died: idle longer
+ * than --claim-idle-ms) are claimed before new ones, every half claim
+ * period, by every thread: each claim is one round trip.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "worker/common/log.h"
+#include "worker/daemon/worker.h"
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Refused credentials are an operator's error that retrying cannot fix:
+ * logged at error level, at most once per 10 s for the whole worker,
+ * and counted. Other failures are warnings, at most once per second. */
+void wk_redis_failed(wk_worker *w, const char *who, const char *err)
+{
+    bool auth = strstr(err, "WRONGPASS") || strstr(err, "NOAUTH") || strstr(err, "invalid password") ||
+                strstr(err, "NOPERM");
+    atomic_fetch_add(&w->redis_errors, 1);
+    if (auth)
+        atomic_fetch_add(&w->redis_auth_errors, 1);
+    uint64_t now = now_ms(), every = auth ? 10000 : 1000;
+    atomic_ullong *last = auth ? &w->auth_logged_ms : &w->redis_logged_ms;
+    unsigned long long then = atomic_load(last);
+    if (then && now - then < every)
+        return;
+    if (!atomic_compare_exchange_strong(last, &then, now))
+        return;
+    if (auth)
+        wk_log(WK_LOG_ERROR, "%s: Redis refused our credentials or rights (check --redis user and password, "
+                             "and the ACL), retrying: %s", who, err);
+    else
+        wk_log(WK_LOG_WARN, "%s: Redis: %s (retrying)", who, err);
+}
+
+q_conn *wk_connect(wk_worker *w, const char *client_name)
+{
+    char err[Q_ERR_LEN];
+    q_conn_opts o = { .client_name = client_name, .stop = &w->hard };
+    unsigned delay_ms = 100;
+    for (int tries = 0;; tries++) {
+        q_conn *c = q_conn_open(&w->addr, &o, err, sizeof err);
+        if (c)
+            return c;
+        if (atomic_load(&w->stop))
+            return NULL;
+        wk_redis_failed(w, client_name, err);
+        usleep(delay_ms * 1000);
+        delay_ms = delay_ms < 2000 ? delay_ms * 2 : 2000;
+    }
+}
+
+static void *job_thread(void *arg)
+{
+    wk_slot *s = arg;
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    q_cursor cursor = { "0-0" };
+    uint64_t claim_every = w->cfg.claim_idle_ms / 2 > 200 ? w->cfg.claim_idle_ms / 2 : 200, next_claim = 0;
+    int block_ms = Q_BLOCK_MAX_MS;
+    s->conn = wk_connect(w, s->consumer);
+    while (s->conn && !atomic_load(&w->stop)) {
+        q_entry e = { 0 };
+        int rc = 0;
+        if (now_ms() >= next_claim) {
+            rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor,
+                         (size_t)w->cfg.max_job_bytes, &e, err, sizeof err);
+            /* After a successful claim, claim again at once: a dead
+             * worker's entries come back as fast as threads free up. */
+            next_claim = rc == 1 ? 0 : now_ms() + claim_every;
+            if (rc == 1) {
+                atomic_fetch_add(&w->claims, 1);
+                wk_log(WK_LOG_INFO, "claimed entry %s (delivery %lld) from a silent worker", e.id, e.attempt);
+            }
+        }
+        if (rc == 0)
+            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, (size_t)w->cfg.max_job_bytes, &e, err,
+                         sizeof err);
+        if (rc == 1)
+            wk_handle(s, &e);
+        else if (rc < 0 && !atomic_load(&w->stop))
+            wk_redis_failed(w, s->consumer, err);
+        q_entry_free(&e);
+        atomic_store(&s->reconnects, q_conn_reconnects(s->conn));
+    }
+    q_conn_close(s->conn);
+    s->conn = NULL;
+    atomic_store(&s->running, false);
+    return NULL;
+}
+
+int wk_pool_start(wk_worker *w, char *err, size_t errlen)
+{
+    w->slots = calloc(w->cfg.threads, sizeof *w->slots);
+    if (!w->slots)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (unsigned i = 0; i < w->cfg.threads; i++) {
+        wk_slot *s = &w->slots[i];
+        s->w = w;
+        s->index = i;
+        snprintf(s->consumer, sizeof s->consumer, "%.58s/%u", w->cfg.name, i);
+        pthread_mutex_init(&s->mu, NULL);
+        char serr[SBX_ERR_LEN];
+        if (sbx_box_open(w->host, &s->box, serr, sizeof serr) < 0)
+            return snprintf(err, errlen, "sandbox slot %u: %s", i, serr), -1;
+    }
+    for (unsigned i = 0; i < w->cfg.threads; i++) {
+        wk_slot *s = &w->slots[i];
+        atomic_store(&s->running, true);
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 256 * 1024);
+        int rc = pthread_create(&s->thread, &a, job_thread, s);
+        pthread_attr_destroy(&a);
+        if (rc != 0) {
+            atomic_store(&s->running, false);
+            return snprintf(err, errlen, "pthread_create: %s", strerror(rc)), -1;
+        }
+    }
+    return 0;
+}
+
+bool wk_pool_running(wk_worker *w)
+{
+    for (unsigned i = 0; w->slots && i < w->cfg.threads; i++)
+        if (atomic_load(&w->slots[i].running))
+            return true;
+    return false;
+}
+
+void wk_pool_cancel(wk_worker *w)
+{
+    for (unsigned i = 0; w->slots && i < w->cfg.threads; i++) {
+        if (w->slots[i].box)
+            sbx_box_cancel(w->slots[i].box);
+        if (w->slots[i].ibox)
+            sbx_box_cancel(w->slots[i].ibox);
+    }
+}
+
+void wk_pool_join(wk_worker *w)
+{
+    for (unsigned i = 0; w->slots && i < w->cfg.threads; i++) {
+        wk_slot *s = &w->slots[i];
+        if (s->thread)
+            pthread_join(s->thread, NULL);
+        sbx_box_close(s->box);
+        sbx_box_close(s->ibox);
+        pthread_mutex_destroy(&s->mu);
+    }
+    free(w->slots);
+    w->slots = NULL;
+}
