@@ -102,6 +102,24 @@ static int make_host_dir(sbx_box *b, char *err, size_t errlen)
     return 0;
 }
 
+/* The two directories as a fresh box has them: /box the slot's (without
+ * root, this process's), mode 0755; /tmp root's, mode 1777. */
+int box_restore_dirs(sbx_box *b, char *err, size_t errlen)
+{
+    uid_t uid = b->host->root ? b->uid : geteuid();
+    gid_t gid = b->host->root ? (gid_t)b->uid : getegid();
+    if (b->box_fd >= 0 && wipe_inode(b->box_fd, uid, gid, 0755, err, errlen) < 0)
+        return -1;
+    return b->tmp_fd >= 0 ? wipe_inode(b->tmp_fd, 0, 0, 01777, err, errlen) : 0;
+}
+
+int box_touch_dirs(sbx_box *b, char *err, size_t errlen)
+{
+    if (b->box_fd >= 0 && wipe_touch(b->box_fd, err, errlen) < 0)
+        return -1;
+    return b->tmp_fd >= 0 ? wipe_touch(b->tmp_fd, err, errlen) : 0;
+}
+
 static int start_zygote(sbx_box *b, char *err, size_t errlen);
 
 int box_start(sbx_box *b, char *err, size_t errlen)
@@ -154,7 +172,9 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
     b->zygote = pid;
     b->cg.keep = pid;
     b->sock = sv[0];
-    if (recv_ready(b, err, errlen) < 0) {
+    /* A directory reused without a mount namespace gets a fresh one's
+     * attributes too. */
+    if (recv_ready(b, err, errlen) < 0 || box_restore_dirs(b, err, errlen) < 0) {
         box_stop(b);
         return -1;
     }

@@ -14,7 +14,8 @@
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
- *   wipe.c      empty /box and /tmp between runs (or fail: the box is rebuilt)
+ *   wipe.c      empty /box and /tmp between runs and put the two directories
+ *               back (or fail: the box is rebuilt)
  *   run.c       sbx_run: one run from start to verdict
  *   result.c    names, defaults, freeing
  */
@@ -198,6 +199,10 @@ int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, 
 int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
 /* Kills the run's processes once; callable from any thread. */
 void box_kill(sbx_box *b);
+/* After the wipe: /box and /tmp themselves as in a fresh box (wipe_inode). */
+int box_restore_dirs(sbx_box *b, char *err, size_t errlen);
+/* Before a run: their times are its own (wipe_touch). */
+int box_touch_dirs(sbx_box *b, char *err, size_t errlen);
 
 /* ---- capture.c ------------------------------------------------------- */
 
@@ -293,6 +298,11 @@ int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen);
 /* Removes everything inside dirfd without following links. -1 when it
  * cannot (a tree too deep, an entry that will not go). */
 int wipe_dir(int dirfd, char *err, size_t errlen);
+/* Puts the directory dirfd itself back: owner uid:gid, mode, no inode flag,
+ * user.* attribute or POSIX ACL a program can set. -1 when one stays. */
+int wipe_inode(int dirfd, uid_t uid, gid_t gid, mode_t mode, char *err, size_t errlen);
+/* Sets its atime, mtime (and so ctime) to now. */
+int wipe_touch(int dirfd, char *err, size_t errlen);
 
 /* ---- result.c -------------------------------------------------------- */
 

@@ -443,14 +443,14 @@ static int check_spec(const sbx_spec *s, char *err, size_t errlen)
     return 0;
 }
 
-/* Empties /box and /tmp after a run (or a run that never started). Their
- * contents are the program's: a tree the wipe cannot empty costs the box,
- * never an error. */
+/* Empties /box and /tmp after a run (or a run that never started) and puts
+ * the two directories back. Both are the program's to change: what the
+ * wipe cannot undo costs the box, never an error. */
 static bool wipe_box(sbx_box *b)
 {
     char err[SBX_ERR_LEN];
     return (b->box_fd < 0 || wipe_dir(b->box_fd, err, sizeof err) == 0) &&
-           (b->tmp_fd < 0 || wipe_dir(b->tmp_fd, err, sizeof err) == 0);
+           (b->tmp_fd < 0 || wipe_dir(b->tmp_fd, err, sizeof err) == 0) && box_restore_dirs(b, err, sizeof err) == 0;
 }
 
 /* The run's end for the box: when this returns the box is as new. */
@@ -478,7 +478,8 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
         release_spec_fds(spec);
         return sandbox_error(r, "run cancelled");
     }
-    if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0) {
+    if (check_spec(spec, err, sizeof err) < 0 || box_start(b, err, sizeof err) < 0 ||
+        box_touch_dirs(b, err, sizeof err) < 0) {
         release_spec_fds(spec);
         return sandbox_error(r, err);
     }

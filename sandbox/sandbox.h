@@ -14,7 +14,10 @@
  *   sbx_run   one run in a box: files placed in /box, stdin, limits, argv.
  *
  * THE GUARANTEE. When sbx_run returns, the box is indistinguishable from a
- * fresh one: no process of the run, no file in /box or /tmp, no System V
+ * fresh one: no process of the run, no file in /box or /tmp, the two
+ * directories themselves as a fresh box has them (owner, mode, no POSIX ACL,
+ * no user.* attribute, no inode flag; their times are set to now as each
+ * run starts, so a run reads its own start there), no System V
  * IPC object or POSIX queue, no socket and no TCP port in TIME_WAIT in its
  * network namespace, no limit or counter of the earlier run. Whatever the
  * program did: what can be cleared in place is (processes killed and

@@ -105,6 +105,26 @@ check "a compile step leaving 5000 files: COMPILE_ERROR, said why" 'is many "d[\
 grade_json deep --tests "$T/hi" --compile "sh -c 'mkdir -p \$(seq -s / 1 20)'" -- cat
 check "a compile step nesting 20 directories: COMPILE_ERROR" 'is deep "d[\"status\"],d[\"compile\"][\"status\"]" "COMPILE_ERROR OUTPUT_LIMIT"'
 
+# --- the box's directories, test after test ----------------------------------
+# Each test's program (then its checker, then its interactor) plants on /box
+# itself (mode, ACLs, user.* attributes, inode flags, times) or checks that
+# it looks new; every grading runs its tests in one box (and one checker,
+# one interactor box).
+mkdir -p "$T/attrs"
+n=0
+for m in 0 555 755; do
+    n=$((n + 1)); echo "plant $m" > "$T/attrs/$n.in"; echo planted > "$T/attrs/$n.out"
+    n=$((n + 1)); echo check > "$T/attrs/$n.in"; echo fresh > "$T/attrs/$n.out"
+done
+cp "$P/box_attrs" "$T/box_attrs"
+grade_json attrs --tests "$T/attrs" --file main.c="$(dirname "$0")/../progs/box_attrs.c" --compile 'gcc -O1 -o main main.c' -- ./main
+check "a test's chmod 0/555, ACLs, attributes on /box: every later test sees a fresh /box" \
+    'is attrs "d[\"status\"],d[\"passed\"],d[\"total\"]" "OK 6 6"'
+grade_json attrs_chk --tests "$T/attrs" --checker ./chk --checker-file chk="$T/box_attrs" -- cat
+check "the same by the checker, in the checker's box" 'is attrs_chk "d[\"status\"],d[\"passed\"]" "OK 6"'
+grade_json attrs_inter --tests "$T/attrs" --interactor "$T/box_attrs input" -- cat
+check "the same by the interactor, in the interactor's box" 'is attrs_inter "d[\"status\"],d[\"passed\"]" "OK 6"'
+
 # --- hostile compile steps, contained --------------------------------------
 grade_json zero --tests "$T/ten" --file main.c="$S/zero.c" --compile 'gcc -o main main.c' -- ./main
 check "#include \"/dev/zero\": COMPILE_ERROR under a limit" 'is zero "d[\"status\"],d[\"compile\"][\"status\"] in (\"MEMORY_LIMIT\",\"TIME_LIMIT\",\"OUTPUT_LIMIT\",\"WALL_TIME_LIMIT\",\"RUNTIME_ERROR\")" "COMPILE_ERROR True"'
@@ -170,6 +190,11 @@ done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
 check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
+submit_json q_attrs --tests "$T/attrs" --file main.c="$(dirname "$0")/../progs/box_attrs.c" --compile 'gcc -O1 -o main main.c' -- ./main
+submit_json q_attrs_chk --tests "$T/attrs" --checker ./chk --checker-file chk="$T/box_attrs" -- cat
+submit_json q_attrs_inter --tests "$T/attrs" --interactor "$T/box_attrs input" -- cat
+check "worker: what a test does to /box reaches no later test (program, checker, interactor)" \
+    'same_verdicts attrs q_attrs && same_verdicts attrs_chk q_attrs_chk && same_verdicts attrs_inter q_attrs_inter'
 submit_json q_nolang --tests "$T/ten" --language cobol --source "$S/sum.c"
 check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"cobol\" is not a language of this worker"'
 # Bad combinations sent raw: BAD_JOB naming the field.

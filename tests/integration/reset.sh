@@ -48,6 +48,22 @@ check "worker: the socket job left its listeners in flight" '[ "$out" = "left ab
 out=$(sub -- "$P/sock_left" find 2>/dev/null | tr '\n' ' ')
 check "worker: no listener survives into the next job" '[ "$out" = "abstract=ECONNREFUSED bind=ok " ]'
 
+# /box itself: its mode, ACLs, user.* attributes, inode flags and times are
+# the job's to change, and the next job's (anyone's) must find it new. The
+# interactor's box, which the slot keeps too, the same way.
+out=$(sub -- "$P/box_attrs" plant 0 2>"$T/s3")
+check "worker: the job planted on /box itself (chmod 0 last)" \
+    '[ "$out" = planted ] && grep -Eq "^\.: xattr=(ok|EOPNOTSUPP) acl=ok dacl=ok flags=ok times=ok mode=ok" "$T/s3"'
+out=$(sub -- "$P/box_attrs" check 2>"$T/s4")
+check "worker: the next job finds /box and /tmp new" '[ "$out" = fresh ] || { cat "$T/s4"; false; }'
+sub -- "$P/box_attrs" plant 555 >/dev/null 2>&1
+check "worker: after a chmod 555 /box, a job writes and runs its file there" \
+    '[ "$(sub -- /bin/sh -c "echo built > main && cat main" 2>/dev/null)" = built ]'
+printf 'plant 0\n' > "$T/plant"; printf 'check\n' > "$T/check"
+sub --stdin "$T/plant" --interactor "$P/box_attrs input" -- cat >/dev/null 2>&1
+check "worker: the interactor's next job finds its /box new" \
+    'sub --stdin "$T/check" --interactor "$P/box_attrs input" -- cat 2>&1 | grep -q "^gradeq: OK"'
+
 out=$(sub --wall-ms 3000 -- "$P/stdout_inflight" 2>"$T/s2")
 check "worker: stdout kept in flight gets a result" '[ "$out" = bye ] && grep -q "^gradeq: OK" "$T/s2"'
 check "worker: and the job behind it too" 'sub -- /bin/true 2>&1 | grep -q "^gradeq: OK"'

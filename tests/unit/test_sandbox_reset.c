@@ -5,6 +5,8 @@
  * object, sockets kept in flight, stdout kept in flight, an OOM aimed at
  * the zygote. Each first proves its attack ran; then a later run in the
  * same box proves nothing is left and that its own files are its own.
+ * /box itself (mode, ACLs, attributes, flags, times) is put back after
+ * every run, and wipe_inode, which does it, is proved on its own.
  * Also: limits that would overflow, a cancel between two runs, the state
  * directory of another user, stdout reopened by name. */
 #include <stdarg.h>
@@ -18,17 +20,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 #include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 static bool has(const sbx_result *r, const char *s)
 {
     return r->stdout_len && memmem(r->stdout_buf, r->stdout_len, s, strlen(s)) != NULL;
+}
+
+static bool has_err(const sbx_result *r, const char *s)
+{
+    return r->stderr_len && memmem(r->stderr_buf, r->stderr_len, s, strlen(s)) != NULL;
 }
 
 static void run_ok(const char *prog, const char *const *args, const char *want)
@@ -98,6 +108,135 @@ static void shallow_plants_are_wiped_in_place(void **state)
     sx_assert_status(&r, SBX_OK);
     assert_false(has(&r, "found"));
     sbx_result_free(&r);
+}
+
+/* box_attrs CMD [ARG] in sx_box: its result, OK checked. */
+static void box_attrs(const char *cmd, const char *arg, sbx_result *r)
+{
+    assert_int_equal(sx_run_prog("box_attrs", (const char *[]){ cmd, arg, NULL }, NULL, r), 0);
+    sx_assert_status(r, SBX_OK);
+}
+
+/* /box is the program's own directory: what it does to the directory
+ * itself (not its contents) must not reach the next run. */
+static void box_directories_are_fresh_after_any_plant(void **state)
+{
+    (void)state;
+    static const char *const modes[] = { "755", "0", "555", "7777" };
+    unsigned long before = sbx_box_rebuilds(sx_box);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        sbx_result r;
+        box_attrs("plant", modes[i], &r);
+        /* The attack ran: every step on /box took (user.* attributes on
+         * tmpfs need kernel 6.6), none on /tmp. */
+        if (!has(&r, "planted") || (!has_err(&r, ".: xattr=ok acl=ok dacl=ok flags=ok times=ok mode=ok") &&
+                                    !has_err(&r, ".: xattr=EOPNOTSUPP acl=ok dacl=ok flags=ok times=ok mode=ok")))
+            fail_msg("plant %s: %.*s", modes[i], (int)r.stderr_len, r.stderr_buf);
+        sbx_result_free(&r);
+        /* The next run sees a fresh /box and /tmp... */
+        assert_int_equal(sx_run_prog("box_attrs", (const char *[]){ "check", NULL }, NULL, &r), 0);
+        if (r.status != SBX_OK || !has(&r, "fresh"))
+            fail_msg("after plant %s: %s %.*s%.*s", modes[i], sbx_status_name(r.status), (int)r.stdout_len,
+                     r.stdout_buf, (int)r.stderr_len, r.stderr_buf);
+        sbx_result_free(&r);
+        /* ...and a job that writes there (a compile) and one that execs
+         * its file there work, whatever the mode was. */
+        box_attrs("plant", modes[i], &r);
+        sbx_result_free(&r);
+        const char *argv[] = { "/bin/sh", "-c", "echo built > main && cat main", NULL };
+        sbx_spec s = { .argv = argv };
+        sbx_limits_default(&s.limits);
+        assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        assert_true(has(&r, "built"));
+        sbx_result_free(&r);
+        box_attrs("plant", modes[i], &r);
+        sbx_result_free(&r);
+        run_ok("hello", NULL, "hello");
+    }
+    /* All of it put back in place: no rebuild. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), before);
+}
+
+/* A fresh box and one after a plant look the same to a run: owner and
+ * mode, flags, attributes, recent times (box_attrs show). */
+static void box_directories_look_like_a_new_box(void **state)
+{
+    (void)state;
+    sbx_box *b;
+    char err[SBX_ERR_LEN];
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    sbx_result fresh, r;
+    assert_int_equal(sx_run_prog_in(b, "box_attrs", (const char *[]){ "show", NULL }, NULL, NULL, 0, &fresh), 0);
+    sx_assert_status(&fresh, SBX_OK);
+    box_attrs("plant", "1777", &r);
+    sbx_result_free(&r);
+    box_attrs("show", NULL, &r);
+    /* Each box has its slot's uid: compare from the mode on. */
+    const char *a = memmem(fresh.stdout_buf, fresh.stdout_len, " mode=", 6);
+    const char *c = memmem(r.stdout_buf, r.stdout_len, " mode=", 6);
+    assert_non_null(a);
+    assert_non_null(c);
+    size_t na = fresh.stdout_len - (size_t)(a - fresh.stdout_buf), nc = r.stdout_len - (size_t)(c - r.stdout_buf);
+    if (na != nc || memcmp(a, c, na) != 0)
+        fail_msg("fresh box:\n%.*safter a plant:\n%.*s", (int)fresh.stdout_len, fresh.stdout_buf, (int)r.stdout_len,
+                 r.stdout_buf);
+    const char want[] = " mode=0755 flags=0 xattrs= times=recent\n/tmp uid=0 gid=0 mode=1777";
+    assert_non_null(memmem(a, na, want, sizeof want - 1));
+    sbx_result_free(&fresh);
+    sbx_result_free(&r);
+    sbx_box_close(b);
+}
+
+/* /tmp is root's and the program cannot change it, so the same restore
+ * is proved on a directory of the test's own: everything a program could
+ * set goes, an attribute only privilege sets (trusted.*) stays. */
+static void a_directory_is_put_back_whole(void **state)
+{
+    (void)state;
+    char dir[256], err[SBX_ERR_LEN];
+    assert_non_null(tl_mkdtemp(dir, sizeof dir, "gradeq-inode-"));
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    struct {
+        uint32_t version;
+        struct { uint16_t tag, perm; uint32_t id; } e[5];
+    } acl = { 2, { { 1, 7, UINT32_MAX }, { 2, 7, 4242 }, { 4, 5, UINT32_MAX }, { 0x10, 7, UINT32_MAX },
+                   { 0x20, 5, UINT32_MAX } } };
+    assert_int_equal(fchown(fd, 4242, 4242), 0);
+    assert_int_equal(fchmod(fd, 02700), 0);
+    bool xattrs = fsetxattr(fd, "user.gradeq", "x", 1, 0) == 0;
+    if (xattrs) {
+        assert_int_equal(fsetxattr(fd, "system.posix_acl_access", &acl, sizeof acl, 0), 0);
+        assert_int_equal(fsetxattr(fd, "system.posix_acl_default", &acl, sizeof acl, 0), 0);
+        assert_int_equal(fsetxattr(fd, "trusted.gradeq", "kept", 4, 0), 0);
+    }
+    int flags = 0;
+    bool has_flags = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    if (has_flags) {
+        flags |= FS_NOATIME_FL | FS_NODUMP_FL;
+        assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+    }
+    if (wipe_inode(fd, 0, 0, 01777, err, sizeof err) < 0)
+        fail_msg("wipe_inode: %s", err);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_gid, 0);
+    assert_int_equal(st.st_mode & 07777, 01777);
+    char names[1024];
+    ssize_t n = flistxattr(fd, names, sizeof names);
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1)
+        if (strncmp(names + i, "user.", 5) == 0 || strncmp(names + i, "system.posix_acl", 16) == 0)
+            fail_msg("%s is left", names + i);
+    if (xattrs)
+        assert_int_equal(fgetxattr(fd, "trusted.gradeq", names, sizeof names), 4);
+    if (has_flags) {
+        assert_int_equal(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
+        assert_int_equal(flags & (FS_NOATIME_FL | FS_NODUMP_FL), 0);
+    }
+    close(fd);
+    rmdir(dir);
 }
 
 static void ipc_objects_do_not_survive(void **state)
@@ -391,6 +530,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(planted_files_reach_no_later_job, sx_test_setup),
         cmocka_unit_test_setup(shallow_plants_are_wiped_in_place, sx_test_setup),
+        cmocka_unit_test_setup(box_directories_are_fresh_after_any_plant, sx_test_setup),
+        cmocka_unit_test_setup(box_directories_look_like_a_new_box, sx_test_setup),
+        cmocka_unit_test_setup(a_directory_is_put_back_whole, sx_test_setup),
         cmocka_unit_test_setup(ipc_objects_do_not_survive, sx_test_setup),
         cmocka_unit_test_setup(ipc_hoard_is_not_cumulative, sx_test_setup),
         cmocka_unit_test_setup(sockets_in_flight_cost_the_box, sx_test_setup),

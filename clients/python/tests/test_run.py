@@ -167,6 +167,47 @@ def test_runs_from_threads_at_once():
     assert {i: (r.status, r.stdout) for i, r in out.items()} == {i: ("OK", f"{i}\n".encode()) for i in range(3)}
 
 
+PLANT = """
+import fcntl, os, struct
+def attempt(f, *a):
+    try:
+        f(*a)
+    except OSError:
+        pass  # user.* on tmpfs needs Linux 6.6
+acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, i) for t, p, i in
+                                      ((1, 7, 2**32 - 1), (2, 7, 4242), (4, 5, 2**32 - 1), (16, 7, 2**32 - 1), (32, 5, 2**32 - 1)))
+attempt(os.setxattr, ".", "user.gradeq", b"carried over")
+os.setxattr(".", "system.posix_acl_access", acl)
+os.setxattr(".", "system.posix_acl_default", acl)
+fd = os.open(".", os.O_RDONLY)
+fcntl.ioctl(fd, 0x40086602, struct.pack("i", 0x80 | 0x40))  # FS_IOC_SETFLAGS: noatime, nodump
+os.utime(".", (981158400, 981158400))
+os.chmod(".", 0)
+print(os.getuid())
+"""
+LOOK = """
+import fcntl, os, struct, time
+fd = os.open(".", os.O_RDONLY)
+flags = struct.unpack("i", fcntl.ioctl(fd, 0x80086601, b"\\0" * 4))[0]  # FS_IOC_GETFLAGS
+st = os.stat(".")
+recent = all(abs(t - time.time()) < 600 for t in (st.st_atime, st.st_mtime, st.st_ctime))
+print(os.getuid(), oct(st.st_mode & 0o7777), st.st_uid == os.getuid(), os.listxattr("."), flags, recent)
+"""
+
+
+def test_pooled_box_is_new_after_the_run_changed_it():
+    """The pool hands the next run the box the last one used: what that run
+    did to /box itself (mode, ACLs, attributes, flags, times) is gone."""
+    if os.geteuid() != 0:
+        pytest.skip("a box of its own needs root")
+    planted = gradeq.run(["python3", "-c", PLANT])
+    assert planted.ok, planted.stderr
+    looked = gradeq.run(["python3", "-c", LOOK])
+    assert looked.ok, looked.stderr
+    uid = planted.stdout.decode().strip()
+    assert looked.stdout.decode() == f"{uid} 0o755 True [] 0 True\n"  # the same box (its slot's uid), new
+
+
 def test_after_fork_the_child_opens_its_own_box():
     assert gradeq.run(["true"]).ok
     pid = os.fork()
