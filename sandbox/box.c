@@ -6,6 +6,12 @@
  * passed with SCM_RIGHTS. If it dies (it should not; a bug or an OOM kill),
  * the next run starts a new one: a box is never left broken.
  *
+ * THREADS. The thread running the box owns the zygote, its socket and the
+ * directory fds; the run's own threads (readers, watchdog) send kills on
+ * the socket only while the run lives, and are joined before any of it is
+ * closed or replaced. Other threads touch only the fields under mu: a
+ * cancel names a run by its number and wakes the watchdog, which kills.
+ *
  * REBUILD. When a run leaves what cannot be cleared in place (a socket in
  * flight, a process that will not die, a tree the wipe cannot empty), the
  * whole box is thrown away: the zygote dies, and with it, as PID 1, its
@@ -287,6 +293,36 @@ void box_rebuild(sbx_box *b)
     box_start(b, err, sizeof err);
 }
 
+bool box_run_begin(sbx_box *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->running = true;
+    bool asked = box_cancel_asked(b);
+    pthread_mutex_unlock(&b->mu);
+    return asked;
+}
+
+void box_run_end(sbx_box *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->running = false;
+    b->run_id++;
+    pthread_mutex_unlock(&b->mu);
+}
+
+bool box_cancel_asked(const sbx_box *b)
+{
+    return b->cancel_all || b->cancel_run == b->run_id;
+}
+
+bool box_run_cancelled(sbx_box *b)
+{
+    pthread_mutex_lock(&b->mu);
+    bool asked = box_cancel_asked(b);
+    pthread_mutex_unlock(&b->mu);
+    return asked;
+}
+
 void box_kill(sbx_box *b)
 {
     /* In namespaces the zygote kills: no fd to open, no pid to go stale. */
@@ -305,6 +341,13 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
         return sbx_fail(err, errlen, "out of memory");
     b->host = h;
     b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
+    b->run_id = 1;
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&b->cv, &ca);
+    pthread_condattr_destroy(&ca);
     b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (b->null_fd < 0 || b->stop_fd < 0) {
@@ -344,6 +387,8 @@ void sbx_box_close(sbx_box *b)
         close(b->stop_fd);
     if (b->lock_fd >= 0)
         close(b->lock_fd);
+    pthread_cond_destroy(&b->cv);
+    pthread_mutex_destroy(&b->mu);
     free(b);
 }
 
@@ -357,8 +402,30 @@ unsigned long sbx_box_rebuilds(const sbx_box *b)
     return b->rebuilds;
 }
 
-void sbx_box_cancel(sbx_box *b)
+uint64_t sbx_box_run_id(sbx_box *b)
 {
-    atomic_store(&b->cancel, 1);
-    box_kill(b);
+    pthread_mutex_lock(&b->mu);
+    uint64_t id = b->run_id;
+    pthread_mutex_unlock(&b->mu);
+    return id;
+}
+
+/* Only marks the run and wakes its watchdog, which kills: this thread
+ * touches no fd of the box, whose owner may be closing and reusing them. */
+void sbx_box_cancel(sbx_box *b, uint64_t run)
+{
+    pthread_mutex_lock(&b->mu);
+    if (run >= b->run_id) {
+        b->cancel_run = run;
+        pthread_cond_broadcast(&b->cv);
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+void sbx_box_cancel_all(sbx_box *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->cancel_all = true;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
 }

@@ -182,8 +182,15 @@ struct sbx_box {
     cg_slot cg;
     bool has_cg;
     char host_dir[256];  /* without a mount namespace: the run's directory */
-    atomic_int cancel;
     zy_config zcfg;
+    /* Shared with other threads (sbx_box_run_id, sbx_box_cancel), under mu;
+     * cv wakes the run's watchdog, which waits on mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t run_id;     /* the run in progress, or the next to start */
+    bool running;
+    uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
+    bool cancel_all;     /* every run from now on */
 };
 
 /* (Re)starts the zygote when it is not running. */
@@ -197,8 +204,17 @@ void box_rebuild(sbx_box *b);
 int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, size_t errlen);
 /* Waits for the next zygote message (blocking). */
 int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
-/* Kills the run's processes once; callable from any thread. */
+/* Kills the run's processes once; only from the run's own threads, which
+ * the box's thread joins before it closes or replaces the socket. */
 void box_kill(sbx_box *b);
+/* A run's number from its start (returns whether a cancel already names it)
+ * to its end (then the next number is the box's). */
+bool box_run_begin(sbx_box *b);
+void box_run_end(sbx_box *b);
+/* Whether a cancel names the run in progress; b->mu held. */
+bool box_cancel_asked(const sbx_box *b);
+/* The same, taking b->mu. */
+bool box_run_cancelled(sbx_box *b);
 /* After the wipe: /box and /tmp themselves as in a fresh box (wipe_inode). */
 int box_restore_dirs(sbx_box *b, char *err, size_t errlen);
 /* Before a run: their times are its own (wipe_touch). */
@@ -266,9 +282,7 @@ struct run_state {
     pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
     atomic_ullong kill_ns; /* when the sandbox first killed it, 0 = never */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool finished;         /* the main process has exited */
+    bool finished;         /* the main process has exited (under box->mu) */
     const sbx_spec *spec;
     sbx_reply reply;       /* interactive runs */
     pthread_mutex_t cb_mu; /* one callback at a time */

@@ -350,7 +350,7 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         r->memory_bytes = exit.maxrss_kb * 1024;
     }
     decide(r, st, &exit, oom, mem_hit, st->limits);
-    if (atomic_exchange(&b->cancel, 0))
+    if (box_run_cancelled(b))
         return sandbox_error(r, "run cancelled");
     if (cap[0].err || cap[1].err) {
         snprintf(err, sizeof err, "reading the program's output: %s", strerror(cap[0].err ? cap[0].err : cap[1].err));
@@ -467,14 +467,14 @@ static int refuse(sbx_box *b, const sbx_spec *spec, sbx_result *r, const char *e
     return sandbox_error(r, err);
 }
 
-int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
+static int run_in_box(sbx_box *b, const sbx_spec *spec, sbx_result *r, bool cancelled)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     r->isolation = b->isolation;
     char err[SBX_ERR_LEN];
-    /* A cancel that came between two runs ends the next one at once. */
-    if (atomic_exchange(&b->cancel, 0)) {
+    /* A cancel that named this run before it started ends it at once. */
+    if (cancelled) {
         release_spec_fds(spec);
         return sandbox_error(r, "run cancelled");
     }
@@ -490,21 +490,23 @@ int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
         return refuse(b, spec, r, err);
     run_state st = { .box = b, .limits = &spec->limits, .spec = spec };
     pthread_mutex_init(&st.cb_mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&st.cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&st.mu, NULL);
     bool rebuild = false;
     int rc = start_and_finish(b, spec, &st, r, &rebuild);
-    pthread_cond_destroy(&st.cv);
-    pthread_mutex_destroy(&st.mu);
     pthread_mutex_destroy(&st.cb_mu);
     /* Nothing of the run is alive now: what it left is stable. */
     if (spec->collect && rc == 0 && b->box_fd >= 0 && collect_dir(b->box_fd, spec->collect, err, sizeof err) < 0)
         rc = sandbox_error(r, err);
     /* Its files can go. */
     reset_box(b, rebuild);
+    return rc;
+}
+
+/* The run has a number from here until the box is as new again: a cancel
+ * naming it ends it, one that comes later reaches nothing. */
+int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
+{
+    bool cancelled = box_run_begin(b);
+    int rc = run_in_box(b, spec, r, cancelled);
+    box_run_end(b);
     return rc;
 }

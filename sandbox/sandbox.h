@@ -236,10 +236,22 @@ unsigned long sbx_box_rebuilds(const sbx_box *b);
  * is SBX_SANDBOX_ERROR. Not thread-safe per box. */
 int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r);
 
-/* Asks a run in progress on this box to stop (from any thread or a signal
- * handler's thread): it ends as SANDBOX_ERROR "cancelled". Between two runs
- * the request is kept: the next run ends so at once. Each request ends one
- * run. Used on a forced shutdown. */
-void sbx_box_cancel(sbx_box *b);
+/* Each run of a box has a number, from 1: the run in progress, or between
+ * runs the next one to start. From any thread. */
+uint64_t sbx_box_run_id(sbx_box *b);
+
+/* Ends run `run` of this box as SANDBOX_ERROR "run cancelled": at once if
+ * it is in progress (from sbx_run's call until it returns), as it starts
+ * if it is the box's next run; never any other run (a request that comes
+ * once that run has returned reaches nothing). Take the number from
+ * sbx_box_run_id before the run starts or while it runs. One request is
+ * kept at a time: a later one replaces it. From any thread (not inside a
+ * signal handler); the box stays open meanwhile. */
+void sbx_box_cancel(sbx_box *b, uint64_t run);
+
+/* Ends the run in progress and every later run of this box, each as
+ * SANDBOX_ERROR "run cancelled": a forced shutdown, after which the box is
+ * only closed. From any thread (not inside a signal handler). */
+void sbx_box_cancel_all(sbx_box *b);
 
 #endif

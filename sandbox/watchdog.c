@@ -9,6 +9,10 @@
  * dozen counter reads for a one-second limit (isolate and go-judge poll every
  * 100 ms, nsjail every second).
  *
+ * It sleeps on the box's condition variable, so that a cancel from another
+ * thread (sbx_box_cancel) wakes it: the kill is then its own, sent while
+ * the run's socket is surely open.
+ *
  * Without a CPU cgroup the main process's own CPU (and its reaped
  * children's) is read from /proc the same way; children still running are
  * not counted, RLIMIT_CPU (per process, whole seconds) is their backstop,
@@ -65,7 +69,7 @@ static void *wd_main(void *arg)
     uint64_t cpu_limit = r->limits->cpu_ms * 1000000ull;
     unsigned ncpu = b->host->ncpu ? b->host->ncpu : 1;
     bool killed = false;
-    pthread_mutex_lock(&r->mu);
+    pthread_mutex_lock(&b->mu);
     while (!r->finished) {
         uint64_t now = run_now_ns();
         uint64_t deadline = r->wall_deadline_ns + atomic_load(&r->callback_ns);
@@ -73,7 +77,7 @@ static void *wd_main(void *arg)
         if (killed || atomic_load(&r->reason) || atomic_load(&r->ended)) {
             killed = true;
             box_kill(b);
-        } else if (atomic_load(&b->cancel)) {
+        } else if (box_cancel_asked(b)) {
             run_kill(r, SBX_SANDBOX_ERROR);
             killed = true;
         } else if (now >= deadline) {
@@ -94,11 +98,11 @@ static void *wd_main(void *arg)
         if (killed)
             next = now + KILL_RETRY_NS;
         struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-        int rc = pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+        int rc = pthread_cond_timedwait(&b->cv, &b->mu, &ts);
         if (rc != 0 && rc != ETIMEDOUT)
             break;
     }
-    pthread_mutex_unlock(&r->mu);
+    pthread_mutex_unlock(&b->mu);
     return NULL;
 }
 
@@ -115,9 +119,9 @@ int wd_start(watchdog *w)
 void wd_stop(watchdog *w)
 {
     run_state *r = w->run;
-    pthread_mutex_lock(&r->mu);
+    pthread_mutex_lock(&r->box->mu);
     r->finished = true;
-    pthread_cond_signal(&r->cv);
-    pthread_mutex_unlock(&r->mu);
+    pthread_cond_broadcast(&r->box->cv);
+    pthread_mutex_unlock(&r->box->mu);
     pthread_join(w->thread, NULL);
 }

@@ -64,6 +64,17 @@ sub --stdin "$T/plant" --interactor "$P/box_attrs input" -- cat >/dev/null 2>&1
 check "worker: the interactor's next job finds its /box new" \
     'sub --stdin "$T/check" --interactor "$P/box_attrs input" -- cat 2>&1 | grep -q "^gradeq: OK"'
 
+# A transcript's relay that sees the program's stdout cap crossed only after
+# the program's run has returned (held up behind an interactor that reads
+# nothing until the program is gone; see test_sandbox_cancel.c): its cancel
+# names that run, and the slot's next job is untouched.
+sub --transcript 4K --stdout-max 128K --wall-ms 20000 \
+    --interactor "/bin/sh -c 'trap \"\" PIPE; while echo x; do :; done 2>/dev/null; exec cat >/dev/null'" \
+    -- /usr/bin/head -c 131073 /dev/zero >/dev/null 2>"$T/s5"
+check "worker: a transcript job over its stdout cap, the program ended first: OUTPUT_LIMIT" \
+    'grep -q "^gradeq: OUTPUT_LIMIT" "$T/s5"'
+check "worker: the slot's next job is not cancelled" 'sub -- "$P/hello" 2>&1 | grep -q "^gradeq: OK"'
+
 out=$(sub --wall-ms 3000 -- "$P/stdout_inflight" 2>"$T/s2")
 check "worker: stdout kept in flight gets a result" '[ "$out" = bye ] && grep -q "^gradeq: OK" "$T/s2"'
 check "worker: and the job behind it too" 'sub -- /bin/true 2>&1 | grep -q "^gradeq: OK"'

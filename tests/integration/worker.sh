@@ -96,5 +96,27 @@ check "its running job was published" '[ "$(rcli llen gradeq:result:drain1)" = 1
 check "nothing left pending" '[ "$(rcli xpending gradeq:jobs workers | head -1)" = 0 ]'
 check "drained worker unregistered" '[ "$(rcli exists gradeq:worker:w4)" = 0 ]'
 
+# --- SIGTERM twice aborts: running jobs killed at once, left pending -------
+# An interactive job has runs in both of its slot's boxes; each must end now,
+# not at its 60 s wall limit. wait_log waits for the worker's own line.
+wait_log() {
+    deadline=$(( $(date +%s) + $3 ))
+    until grep -q "$2" "$T/$1.log"; do [ "$(date +%s)" -ge "$deadline" ] && return 1; sleep 0.05; done
+}
+start_worker w5 --threads 2
+W5=$LAST_WORKER
+"$B/gradeq" submit --id abort1 --wall-ms 60000 -- /bin/sleep 60 >/dev/null
+"$B/gradeq" submit --id abort2 --wall-ms 60000 --interactor "/bin/sleep 60" -- /bin/sleep 60 >/dev/null
+for _ in $(seq 1 100); do [ "$(rcli xpending gradeq:jobs workers | head -1)" = 2 ] && break; sleep 0.05; done
+kill -TERM $W5
+wait_log w5 draining 10
+kill -TERM $W5
+( sleep 20; kill -9 $W5 2>/dev/null ) & guard=$!
+wait $W5; rc=$?
+kill $guard 2>/dev/null
+check "aborted worker exits 1 at once, both jobs' runs ended" '[ $rc -eq 1 ]'
+check "the aborted jobs are left pending, unanswered" \
+    '[ "$(rcli xpending gradeq:jobs workers | head -1)" = 2 ] && [ "$(rcli llen gradeq:result:abort1)" = 0 ]'
+
 [ $FAIL -eq 0 ] || { for f in "$T"/*.log; do echo "--- $f"; tail -20 "$f"; done; }
 exit $FAIL

@@ -7,8 +7,8 @@
  * same box proves nothing is left and that its own files are its own.
  * /box itself (mode, ACLs, attributes, flags, times) is put back after
  * every run, and wipe_inode, which does it, is proved on its own.
- * Also: limits that would overflow, a cancel between two runs, the state
- * directory of another user, stdout reopened by name. */
+ * Also: limits that would overflow, the state directory of another user,
+ * stdout reopened by name (cancels: test_sandbox_cancel.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -405,18 +405,6 @@ static void overflowing_limits_refused(void **state)
     run_ok("hello", NULL, "hello");
 }
 
-static void cancel_between_runs_is_kept(void **state)
-{
-    (void)state;
-    sbx_box_cancel(sx_box);
-    sbx_result r;
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), -1);
-    sx_assert_status(&r, SBX_SANDBOX_ERROR);
-    assert_non_null(strstr(r.error, "cancelled"));
-    sbx_result_free(&r);
-    run_ok("hello", NULL, "hello"); /* consumed by the run it ended */
-}
-
 /* The worker out of fds (EMFILE) while a run is past its wall limit: the
  * kill needs no fd, and is repeated until the run is gone. */
 static int taken[65536], ntaken, taken_errno;
@@ -542,7 +530,6 @@ int main(void)
         cmocka_unit_test_setup(stdout_reopened_by_name, sx_test_setup),
         cmocka_unit_test_setup(wired_stdout_reopened_by_name, sx_test_setup),
         cmocka_unit_test_setup(overflowing_limits_refused, sx_test_setup),
-        cmocka_unit_test_setup(cancel_between_runs_is_kept, sx_test_setup),
         cmocka_unit_test_setup(wall_kill_without_fds, sx_test_setup),
         cmocka_unit_test_setup(names_in_errors_are_one_line, sx_test_setup),
         cmocka_unit_test_setup(zygote_has_its_name, sx_test_setup),

@@ -64,8 +64,20 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
     plan.stop = &w->stop;
     plan.cache = w->cache;
     wk_slot_begin(s, e);
+    /* The checker's or interactor's box is the slot's own, opened here so
+     * that an abort reaches it (wk_slot_ibox); the grading never opens one. */
+    char serr[SBX_ERR_LEN];
+    sbx_box *second = NULL;
+    if ((plan.has_interactor || plan.g->checker == Q_CHECK_PROGRAM) && !(second = wk_slot_ibox(s, serr, sizeof serr))) {
+        wk_slot_end(s);
+        atomic_fetch_add(&w->metrics.sandbox_errors, 1);
+        wk_log(WK_LOG_ERROR, "job %s (entry %s, attempt %lld): sandbox error while grading, left for redelivery: "
+                             "the checker's or interactor's box: %s", job->id, e->id, e->attempt, serr);
+        wk_plan_store_free(&st);
+        return;
+    }
     wk_graded out;
-    wk_grade_rc rc = wk_grade(w->host, s->box, &s->ibox, &plan, &out);
+    wk_grade_rc rc = wk_grade(w->host, s->box, &second, &plan, &out);
     wk_slot_end(s);
     if (rc == WK_GRADE_SANDBOX_ERROR) {
         atomic_fetch_add(&w->metrics.sandbox_errors, 1);

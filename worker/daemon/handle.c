@@ -154,7 +154,8 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
 {
     wk_worker *w = s->w;
     char serr[SBX_ERR_LEN];
-    if (!s->ibox && sbx_box_open(w->host, &s->ibox, serr, sizeof serr) < 0) {
+    sbx_box *ibox = wk_slot_ibox(s, serr, sizeof serr);
+    if (!ibox) {
         memset(pair, 0, sizeof *pair);
         pair->status = "SANDBOX_ERROR";
         snprintf(pair->message, sizeof pair->message, "interactor's box: %s", serr);
@@ -170,7 +171,7 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
     /* A transcript is output too: the job asks, the worker's cap decides. */
     uint64_t transcript = job->transcript_bytes < w->cfg.max.stdout_bytes ? job->transcript_bytes
                                                                           : w->cfg.max.stdout_bytes;
-    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, (size_t)transcript, pair);
+    int rc = wk_run_pair(s->box, prog, ibox, &inter, (size_t)transcript, pair);
     free(ifiles);
     return rc;
 }

@@ -141,14 +141,31 @@ bool wk_pool_running(wk_worker *w)
     return false;
 }
 
+/* A box opened after the abort began is cancelled by its slot
+ * (wk_slot_ibox): with both sides' atomics in one order, either this sees
+ * the slot's box or the slot sees w->hard. */
 void wk_pool_cancel(wk_worker *w)
 {
     for (unsigned i = 0; w->slots && i < w->cfg.threads; i++) {
+        sbx_box *ibox = atomic_load(&w->slots[i].ibox);
         if (w->slots[i].box)
-            sbx_box_cancel(w->slots[i].box);
-        if (w->slots[i].ibox)
-            sbx_box_cancel(w->slots[i].ibox);
+            sbx_box_cancel_all(w->slots[i].box);
+        if (ibox)
+            sbx_box_cancel_all(ibox);
     }
+}
+
+sbx_box *wk_slot_ibox(wk_slot *s, char *err, size_t errlen)
+{
+    sbx_box *b = atomic_load(&s->ibox);
+    if (b)
+        return b;
+    if (sbx_box_open(s->w->host, &b, err, errlen) < 0)
+        return NULL;
+    atomic_store(&s->ibox, b);
+    if (atomic_load(&s->w->hard))
+        sbx_box_cancel_all(b);
+    return b;
 }
 
 void wk_pool_join(wk_worker *w)
@@ -158,7 +175,7 @@ void wk_pool_join(wk_worker *w)
         if (s->thread)
             pthread_join(s->thread, NULL);
         sbx_box_close(s->box);
-        sbx_box_close(s->ibox);
+        sbx_box_close(atomic_load(&s->ibox));
         pthread_mutex_destroy(&s->mu);
     }
     free(w->slots);

@@ -25,7 +25,9 @@ typedef struct wk_slot {
     char consumer[Q_NAME_MAX + 1]; /* name/index: one consumer a thread */
     pthread_t thread;
     sbx_box *box;
-    sbx_box *ibox;                 /* interactors' box, opened on first use */
+    sbx_box *_Atomic ibox;         /* checkers' and interactors' box, opened
+                                    * on first use (wk_slot_ibox); an abort
+                                    * reads it from another thread */
     q_conn *conn;
     pthread_mutex_t mu;            /* guards entry: the heartbeat reads it */
     char entry[Q_ID_LEN];          /* the entry running now, "" when idle */
@@ -82,7 +84,11 @@ void wk_redis_failed(wk_worker *w, const char *who, const char *err);
 int wk_pool_start(wk_worker *w, char *err, size_t errlen);
 bool wk_pool_running(wk_worker *w);
 void wk_pool_join(wk_worker *w);
+/* Forced shutdown (w->hard already set): every run of every box ends. */
 void wk_pool_cancel(wk_worker *w);
+/* The slot's second box (checkers, interactors), opened on first use;
+ * NULL with err filled when it cannot be. */
+sbx_box *wk_slot_ibox(wk_slot *s, char *err, size_t errlen);
 
 /* handle.c: one delivered entry, from its bytes to its published result. */
 void wk_handle(wk_slot *s, q_entry *e);

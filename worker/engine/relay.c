@@ -94,7 +94,10 @@ static void *leg_main(void *arg)
             clock_gettime(CLOCK_MONOTONIC, &now);
             r->over_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
             r->over_cap = true;
-            sbx_box_cancel(r->prog_box);
+            /* The program's run may be over by now (the pipe still held
+             * what it wrote): the cancel names it, so it never reaches the
+             * box's next run. */
+            sbx_box_cancel(r->prog_box, r->prog_run);
             break;
         }
         if (!write_all(l->to, buf, (size_t)n)) {
@@ -114,6 +117,7 @@ int wk_relay_start(wk_relay *r, size_t cap, uint64_t out_cap, sbx_box *prog_box,
     memset(r, 0, sizeof *r);
     r->out_cap = out_cap;
     r->prog_box = prog_box;
+    r->prog_run = sbx_box_run_id(prog_box); /* idle: the program's run is its next */
     int p_out[2], i_in[2], i_out[2], p_in[2];
     r->buf = malloc(cap ? cap : 1);
     if (!r->buf)
