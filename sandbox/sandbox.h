@@ -13,21 +13,28 @@
  *             A box is used by one thread at a time; open one box per thread.
  *   sbx_run   one run in a box: files placed in /box, stdin, limits, argv.
  *
- * THE GUARANTEE. When sbx_run returns, the box is indistinguishable from a
- * fresh one: no process of the run, no file in /box or /tmp, the two
- * directories themselves as a fresh box has them (owner, mode, no POSIX ACL,
- * no user.* attribute, no inode flag; their times are set to now as each
- * run starts, so a run reads its own start there), no System V
- * IPC object or POSIX queue, no socket and no TCP port in TIME_WAIT in its
- * network namespace, no limit or counter of the earlier run. Whatever the
+ * THE GUARANTEE. When sbx_run returns, the box is as a fresh one in all a
+ * run can change but the numbering counters below: no process of the run,
+ * no file in /box or /tmp, the two directories themselves as a fresh box
+ * has them (owner, mode, no POSIX ACL, no user.* attribute, no inode flag;
+ * their times are set to now as each run starts, so a run reads its own
+ * start there), no System V IPC object or POSIX queue, no socket and no
+ * TCP port in TIME_WAIT in its network namespace, the cgroup's limits and
+ * counters reset, and the PID counter too (the next run's first process is
+ * PID 2, as in a new box). What the kernel cannot set back goes on over the
+ * box's life: the inode numbers of /box and /tmp, the network namespace's
+ * traffic counters, System V IPC ids, and everything machine-wide; so a run
+ * can read numbers an earlier run of the box chose (docs/operations.md
+ * lists them), never its files, output or memory. Whatever the
  * program did: what can be cleared in place is (processes killed and
  * reaped, trees wiped, IPC removed); anything else (a socket in flight in
  * a message no process holds, a tree too deep to walk, a process that
  * will not die) costs a box rebuild before sbx_run returns, and is never
  * reported as SANDBOX_ERROR nor left for the next run. Each run's files
  * are created exclusively in an empty /box. (Without namespaces, only the
- * processes and files of this list hold; the cgroup's memory charge is
- * cgroup.c's to account.)
+ * processes, the files and the box directory of this list hold: PIDs and
+ * /tmp are the host's; the cgroup's memory charge is cgroup.c's to
+ * account.)
  *
  * Errors: functions that can fail return -1 and write one line into the
  * caller's `err` buffer (never exit, never abort). sbx_run always fills a

@@ -50,7 +50,7 @@
 #define ROOT "/tmp" /* where the new root is assembled before pivot_root */
 
 const zy_config *zy_cfg;
-int zy_mq_fd = -1, zy_sockstat_fd = -1;
+int zy_mq_fd = -1, zy_sockstat_fd = -1, zy_last_pid_fd = -1;
 static int box_fd = -1, tmp_fd = -1;
 
 /* Reported to the caller when a setup step fails. */
@@ -242,6 +242,16 @@ static void setup_mounts(void)
     zy_sockstat_fd = open("/proc/net/sockstat", O_RDONLY | O_CLOEXEC);
     if (zy_sockstat_fd < 0)
         fail_step("opening /proc/net/sockstat");
+    /* The PID namespace's counter, which the zygote puts back after each
+     * run (zygote_run.c). Writing it takes CAP_SYS_ADMIN (or
+     * CAP_CHECKPOINT_RESTORE), which the zygote keeps; a kernel built
+     * without checkpoint/restore has no such file, and there PIDs go on
+     * from run to run (docs/operations.md says so). */
+    zy_last_pid_fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (zy_last_pid_fd < 0 && errno != ENOENT)
+        fail_step("opening /proc/sys/kernel/ns_last_pid");
+    if (zy_last_pid_fd >= 0 && pwrite(zy_last_pid_fd, "1", 1, 0) != 1)
+        fail_step("writing /proc/sys/kernel/ns_last_pid");
 }
 
 static void setup_host_dir(void)

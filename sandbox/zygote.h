@@ -12,8 +12,9 @@
 extern const zy_config *zy_cfg;
 
 /* Set up by zygote.c in namespaces, else -1: a detached mount of the IPC
- * namespace's POSIX queues, and the network namespace's sockstat. */
-extern int zy_mq_fd, zy_sockstat_fd;
+ * namespace's POSIX queues, the network namespace's sockstat, and the PID
+ * namespace's last pid (-1 also where the kernel has none). */
+extern int zy_mq_fd, zy_sockstat_fd, zy_last_pid_fd;
 
 /* v1 with a memory cgroup: each run's child, not the zygote, joins the
  * slot's memory cgroup (through FD_PROCS, kept open), so that the run's

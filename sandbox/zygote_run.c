@@ -7,7 +7,9 @@
  * PID 1 of the box, kills every other process with kill(-1): that reaches
  * each process of the namespace and nothing else, with no pid to go stale
  * and no fd to open. It reaps until it has no child left, so the namespace
- * holds nobody but itself. Then it removes every System V IPC object and
+ * holds nobody but itself, and sets the namespace's pid counter back, so
+ * that the next run's first process is PID 2 as in a new box. Then it
+ * removes every System V IPC object and
  * POSIX queue (the IPC namespace lives as long as the slot) and counts the
  * sockets left in the network namespace (one in flight in an SCM_RIGHTS
  * cycle has no process to die with). Only then does it report the exit,
@@ -461,13 +463,21 @@ static int sockets_left(void)
     return used != 0 || tw > 0;
 }
 
+/* With nobody but the zygote (PID 1) left in the namespace, the next pid
+ * is 2 again, as in a new box: a run's pids say nothing of how many
+ * processes earlier runs made. */
+static int restart_pids(void)
+{
+    return zy_last_pid_fd < 0 || pwrite(zy_last_pid_fd, "1", 1, 0) == 1 ? 0 : -1;
+}
+
 /* The main process is gone: in namespaces the rest dies and the box is
  * checked before the exit is reported. */
 static void end_run(void)
 {
     exited = false;
     if (zy_cfg->ns) {
-        if (empty_namespace() < 0)
+        if (empty_namespace() < 0 || restart_pids() < 0)
             exit_msg.dirty |= ZY_DIRTY_PROCESSES;
         else if (empty_sysv() < 0 || empty_mqueue() < 0)
             exit_msg.dirty |= ZY_DIRTY_IPC;

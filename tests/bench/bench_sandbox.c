@@ -21,12 +21,19 @@
  *      (flags, attributes, owner and mode looked at, only what differs
  *      written) and their times set as the next starts; once with nothing
  *      to undo, once after everything a program can change was changed
+ *  11. PIDs: what a fresh PID namespace per run would add to a spawn
+ *      (clone with CLONE_NEWPID vs a bare vfork, both exec /bin/true; a
+ *      run would also need an init of its own and a /proc of its own,
+ *      not counted), beside what the sandbox does instead: one write of
+ *      the namespace's ns_last_pid after each run
  *
  * Prints a table with medians and ratios. Timing lives here, never in tests.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -275,6 +283,74 @@ static void dirs_step(sbx_box *b, int n)
     free(spoiled);
 }
 
+static int exec_true(void *arg)
+{
+    (void)arg;
+    execl("/bin/true", "/bin/true", (char *)NULL);
+    _exit(127);
+}
+
+/* /bin/true by clone(CLONE_VM|CLONE_VFORK), in a new PID namespace or not. */
+static double spawn_true(bool newpid)
+{
+    double t0 = now_us();
+    pid_t p = clone(exec_true, child_stack + sizeof child_stack,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD | (newpid ? CLONE_NEWPID : 0), NULL);
+    int st = 0;
+    if (p < 0 || waitpid(p, &st, 0) < 0 || st != 0) {
+        perror("bench: clone /bin/true");
+        exit(1);
+    }
+    return now_us() - t0;
+}
+
+/* Median of n writes of ns_last_pid, timed by a child in a PID namespace
+ * of its own (the file acts on the writer's namespace). */
+static double last_pid_write(int n)
+{
+    int p[2];
+    double med = -1;
+    if (pipe(p) < 0)
+        return -1;
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0) {
+        double *t = calloc((size_t)n, sizeof *t);
+        int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+        for (int i = 0; t && fd >= 0 && i < n; i++) {
+            double t0 = now_us();
+            if (pwrite(fd, "1", 1, 0) != 1)
+                _exit(1);
+            t[i] = now_us() - t0;
+        }
+        double m = t && fd >= 0 ? median(t, n) : -1;
+        _exit(write(p[1], &m, sizeof m) == sizeof m ? 0 : 1);
+    }
+    close(p[1]);
+    if (pid > 0 && read(p[0], &med, sizeof med) != sizeof med)
+        med = -1;
+    close(p[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return med;
+}
+
+static void pid_step(int n)
+{
+    double *bare = calloc((size_t)n, sizeof *bare), *ns = calloc((size_t)n, sizeof *ns);
+    for (int i = 0; bare && ns && i < n; i++) {
+        bare[i] = spawn_true(false);
+        ns[i] = spawn_true(true);
+    }
+    if (bare && ns)
+        printf("%-52s %10.0f us %10.0f us %7.2fx   (+%.0f us a run before its init and /proc; n=%d)\n",
+               "11a. spawn in a new PID namespace vs not", median(ns, n), median(bare, n),
+               median(ns, n) / median(bare, n), median(ns, n) - median(bare, n), n);
+    printf("%-52s %10.1f us %12s %8s   (what the sandbox pays instead, once a run)\n",
+           "11b. the PID counter put back (ns_last_pid)", last_pid_write(n), "-", "-");
+    free(bare);
+    free(ns);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 500;
@@ -429,6 +505,7 @@ int main(int argc, char **argv)
 
     cgroup_step(h, b, n);
     dirs_step(b, n);
+    pid_step(n);
     sbx_box_close(b);
     sbx_host_close(h);
     free(a);

@@ -75,6 +75,11 @@ check "worker: a transcript job over its stdout cap, the program ended first: OU
     'grep -q "^gradeq: OUTPUT_LIMIT" "$T/s5"'
 check "worker: the slot's next job is not cancelled" 'sub -- "$P/hello" 2>&1 | grep -q "^gradeq: OK"'
 
+# 2000 forks in one job do not move the next job's pids.
+sub --cpu-ms 20000 --wall-ms 60000 -- "$P/counters" move 2000 >/dev/null 2>&1
+out=$(sub -- "$P/counters" show 2>/dev/null | head -4 | tr '\n' ' ')
+check "worker: after 2000 forks, the next job's pids are a new box's" '[ "$out" = "pid=2 child=4 tid=3 last_pid=4 " ]'
+
 out=$(sub --wall-ms 3000 -- "$P/stdout_inflight" 2>"$T/s2")
 check "worker: stdout kept in flight gets a result" '[ "$out" = bye ] && grep -q "^gradeq: OK" "$T/s2"'
 check "worker: and the job behind it too" 'sub -- /bin/true 2>&1 | grep -q "^gradeq: OK"'

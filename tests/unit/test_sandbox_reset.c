@@ -6,7 +6,8 @@
  * the zygote. Each first proves its attack ran; then a later run in the
  * same box proves nothing is left and that its own files are its own.
  * /box itself (mode, ACLs, attributes, flags, times) is put back after
- * every run, and wipe_inode, which does it, is proved on its own.
+ * every run, and wipe_inode, which does it, is proved on its own; pids
+ * start over.
  * Also: limits that would overflow, the state directory of another user,
  * stdout reopened by name (cancels: test_sandbox_cancel.c). */
 #include <stdarg.h>
@@ -237,6 +238,49 @@ static void a_directory_is_put_back_whole(void **state)
     }
     close(fd);
     rmdir(dir);
+}
+
+/* The lines of out from "pid=" up to "box_ino=" (counters show). */
+static size_t pid_lines(const sbx_result *r, const char **at)
+{
+    const char *a = memmem(r->stdout_buf, r->stdout_len, "pid=", 4);
+    const char *z = memmem(r->stdout_buf, r->stdout_len, "box_ino=", 8);
+    assert_non_null(a);
+    assert_non_null(z);
+    *at = a;
+    return (size_t)(z - a);
+}
+
+/* 2000 forks in one run do not move the next run's pids: it sees what a
+ * run in a new box sees (its own pid 2, a thread's, a child's, the
+ * namespace's last pid). */
+static void pids_start_over(void **state)
+{
+    (void)state;
+    sbx_box *b;
+    char err[SBX_ERR_LEN];
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.cpu_ms = 20000;
+    l.wall_ms = 60000;
+    sbx_result fresh, moved, r;
+    assert_int_equal(sx_run_prog_in(b, "counters", (const char *[]){ "show", NULL }, &l, NULL, 0, &fresh), 0);
+    sx_assert_status(&fresh, SBX_OK);
+    assert_int_equal(sx_run_prog("counters", (const char *[]){ "move", "2000", NULL }, &l, &moved), 0);
+    sx_assert_status(&moved, SBX_OK);
+    assert_true(has(&moved, "moved 2000"));
+    assert_int_equal(sx_run_prog("counters", (const char *[]){ "show", NULL }, &l, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    const char *a, *c;
+    size_t na = pid_lines(&fresh, &a), nc = pid_lines(&r, &c);
+    if (na != nc || memcmp(a, c, na) != 0)
+        fail_msg("new box:\n%.*safter 2000 forks:\n%.*s", (int)na, a, (int)nc, c);
+    assert_non_null(memmem(a, na, "pid=2\n", 6));
+    sbx_result_free(&fresh);
+    sbx_result_free(&moved);
+    sbx_result_free(&r);
+    sbx_box_close(b);
 }
 
 static void ipc_objects_do_not_survive(void **state)
@@ -521,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup(box_directories_are_fresh_after_any_plant, sx_test_setup),
         cmocka_unit_test_setup(box_directories_look_like_a_new_box, sx_test_setup),
         cmocka_unit_test_setup(a_directory_is_put_back_whole, sx_test_setup),
+        cmocka_unit_test_setup(pids_start_over, sx_test_setup),
         cmocka_unit_test_setup(ipc_objects_do_not_survive, sx_test_setup),
         cmocka_unit_test_setup(ipc_hoard_is_not_cumulative, sx_test_setup),
         cmocka_unit_test_setup(sockets_in_flight_cost_the_box, sx_test_setup),
