@@ -52,6 +52,7 @@ static int recv_ready(sbx_box *b, char *err, size_t errlen)
         return sbx_fail(err, errlen, "sandbox zygote died while starting");
     if (m.err) {
         m.what[sizeof m.what - 1] = 0;
+        b->start_errno = m.err;
         return sbx_fail(err, errlen, "sandbox set-up failed: %s: %s", m.what, strerror(m.err));
     }
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
@@ -128,31 +129,64 @@ int box_touch_dirs(sbx_box *b, char *err, size_t errlen)
 
 static int start_zygote(sbx_box *b, char *err, size_t errlen);
 
+static int start_in(sbx_box *b, bool ns, char *err, size_t errlen)
+{
+    b->ns = ns;
+    b->start_errno = 0;
+    if (!ns && make_host_dir(b, err, errlen) < 0)
+        return -1;
+    return start_zygote(b, err, errlen);
+}
+
+/* Short of memory, pids or fds: another try may work, so it decides
+ * nothing about the host. */
+static bool passing(int e)
+{
+    return e == EAGAIN || e == ENOMEM || e == EMFILE || e == ENFILE || e == EINTR;
+}
+
 int box_start(sbx_box *b, char *err, size_t errlen)
 {
     if (b->zygote > 0)
         return 0;
-    b->ns = atomic_load(&b->host->namespaces);
-    if (!b->ns && make_host_dir(b, err, errlen) < 0)
-        return -1;
-    if (start_zygote(b, err, errlen) == 0 || !b->ns || b->host->opt.require_isolation)
-        goto out;
-    /* The first zygote is the namespace probe: a machine (or container)
-     * that refuses them still runs programs, and says so in every result. */
-    host_namespaces_failed(b->host);
-    b->ns = false;
-    if (make_host_dir(b, err, errlen) < 0 || start_zygote(b, err, errlen) < 0)
-        return -1;
-out:
-    b->isolation = sbx_host_isolation(b->host);
-    return b->zygote > 0 ? 0 : -1;
+    sbx_host *h = b->host;
+    /* The first zygote is the namespace probe: other boxes wait for its
+     * verdict. A machine (or container) that refuses namespaces still runs
+     * programs, and says so in every result. */
+    int ns = host_namespaces(h);
+    bool probe = false;
+    if (ns == HOST_NS_UNTRIED) {
+        pthread_mutex_lock(&h->probe_mu);
+        ns = host_namespaces(h);
+        probe = ns == HOST_NS_UNTRIED;
+        if (!probe)
+            pthread_mutex_unlock(&h->probe_mu);
+    }
+    int rc;
+    if (ns == HOST_NS_NO && h->opt.require_isolation)
+        rc = sbx_fail(err, errlen, "full isolation required, but namespaces do not hold here: %s",
+                      sbx_host_describe(h));
+    else
+        rc = start_in(b, ns != HOST_NS_NO, err, errlen);
+    if (probe) {
+        if (rc == 0 || !passing(b->start_errno))
+            host_namespaces_decided(h, rc == 0, err);
+        if (rc < 0 && !passing(b->start_errno) && !h->opt.require_isolation)
+            rc = start_in(b, false, err, errlen);
+        pthread_mutex_unlock(&h->probe_mu);
+    }
+    if (rc == 0)
+        b->isolation = host_isolation_for(h, b->ns);
+    return rc;
 }
 
 static int start_zygote(sbx_box *b, char *err, size_t errlen)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        b->start_errno = errno;
         return sbx_fail_errno(err, errlen, "socketpair");
+    }
     /* One request carries argv and env whole. */
     int sz = 2 * (ZY_STRINGS_MAX + (int)sizeof(zy_run_req));
     if (setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof sz) < 0)
@@ -163,6 +197,7 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
     if (!stack) {
         close(sv[0]);
         close(sv[1]);
+        b->start_errno = ENOMEM;
         return sbx_fail(err, errlen, "out of memory");
     }
     int flags = (b->ns ? NS_FLAGS : 0) | SIGCHLD;
@@ -172,15 +207,15 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
     close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
-        errno = e;
+        errno = b->start_errno = e;
         return sbx_fail_errno(err, errlen, "starting the sandbox zygote (clone)");
     }
     b->zygote = pid;
     b->cg.keep = pid;
     b->sock = sv[0];
     /* A directory reused without a mount namespace gets a fresh one's
-     * attributes too. */
-    if (recv_ready(b, err, errlen) < 0 || box_restore_dirs(b, err, errlen) < 0) {
+     * attributes too (a new tmpfs has them). */
+    if (recv_ready(b, err, errlen) < 0 || (!b->ns && box_restore_dirs(b, err, errlen) < 0)) {
         box_stop(b);
         return -1;
     }

@@ -7,6 +7,11 @@
  * what was hoped. With require_isolation, anything missing is an error that
  * names it; without, runs go ahead with what is left and say so.
  *
+ * NAMESPACES are decided once per host, by the first zygote that starts or
+ * fails for a reason that will not pass (box.c); until then they are not
+ * counted. A later zygote that fails is its box's error, never a reason to
+ * run every later box without them.
+ *
  * Slots are machine-wide: slot N means uid/gid uid_base+N and cgroup
  * slot-N. A slot is owned by whoever holds the flock on its lock file; the
  * kernel drops the lock when the owner dies, so a killed worker's slots are
@@ -26,6 +31,8 @@
 #include <unistd.h>
 
 #include "sandbox/internal.h"
+
+#define NS_BITS (SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS)
 
 static int make_state_dir(sbx_host *h, char *err, size_t errlen)
 {
@@ -53,16 +60,19 @@ static int make_state_dir(sbx_host *h, char *err, size_t errlen)
     return 0;
 }
 
-static void describe(sbx_host *h)
+/* why: for namespaces found missing, the set-up's error. */
+static void describe(sbx_host *h, const char *why)
 {
     const char *names[32];
     unsigned missing = SBX_ISO_ALL & ~h->isolation;
+    if (h->ns == HOST_NS_UNTRIED)
+        missing &= ~(unsigned)NS_BITS;
     size_t n = sbx_isolation_names(missing, names, 32);
-    int at = snprintf(h->describe, sizeof h->describe, "cgroup %s%s%s%s, %s, namespaces %s, seccomp %s",
+    int at = snprintf(h->describe, sizeof h->describe, "cgroup %s%s%s%s, %s, namespaces %s%s%.200s%s, seccomp %s",
                       h->cg.version == CG_V2 ? "v2" : h->cg.version == CG_V1 ? "v1" : "none",
-                      h->cg.note[0] ? " (" : "", h->cg.note, h->cg.note[0] ? ")" : "",
-                      h->root ? "root" : "not root", atomic_load(&h->namespaces) ? "yes" : "no",
-                      h->seccomp ? "yes" : "no");
+                      h->cg.note[0] ? " (" : "", h->cg.note, h->cg.note[0] ? ")" : "", h->root ? "root" : "not root",
+                      h->ns == HOST_NS_YES ? "yes" : h->ns == HOST_NS_NO ? "no" : "untried",
+                      why && why[0] ? " (" : "", why ? why : "", why && why[0] ? ")" : "", h->seccomp ? "yes" : "no");
     for (size_t i = 0; i < n && at > 0 && (size_t)at < sizeof h->describe; i++)
         at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, "%s%s",
                        i == 0 ? "; missing: " : ", ", names[i]);
@@ -104,23 +114,23 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
         goto fail;
     char perr[SBX_ERR_LEN];
     h->seccomp = prctl(PR_GET_SECCOMP) >= 0 && pol_build(&h->bpf, perr, sizeof perr) == 0;
-    atomic_store(&h->namespaces, h->root);
+    h->ns = h->root ? HOST_NS_UNTRIED : HOST_NS_NO;
     pthread_mutex_init(&h->mu, NULL);
+    pthread_mutex_init(&h->probe_mu, NULL);
     if (h->root)
         cg_probe(&h->cg, h->opt.cgroup_name);
     else
         snprintf(h->cg.why, sizeof h->cg.why, "not root");
     h->isolation = SBX_ISO_NO_NEW_PRIVS | SBX_ISO_RLIMITS | SBX_ISO_FDS | SBX_ISO_CLEAN_ENV;
-    if (atomic_load(&h->namespaces))
-        h->isolation |= SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS;
     if (h->root)
         h->isolation |= SBX_ISO_UID;
     if (h->seccomp)
         h->isolation |= SBX_ISO_SECCOMP;
     if (h->cg.version != CG_NONE)
         h->isolation |= SBX_ISO_CG_MEMORY | SBX_ISO_CG_PIDS | SBX_ISO_CG_CPU | SBX_ISO_CG_KILL;
-    describe(h);
-    if (h->opt.require_isolation && h->isolation != SBX_ISO_ALL) {
+    describe(h, NULL);
+    /* Namespaces are the first box's to find (box_start). */
+    if (h->opt.require_isolation && (h->isolation | (h->root ? NS_BITS : 0)) != SBX_ISO_ALL) {
         sbx_fail(err, errlen, "full isolation required but not available: %s", h->describe);
         goto fail;
     }
@@ -137,20 +147,37 @@ void sbx_host_close(sbx_host *h)
     if (!h)
         return;
     pthread_mutex_destroy(&h->mu);
+    pthread_mutex_destroy(&h->probe_mu);
     free(h->bpf.filter);
     free(h);
 }
 
-#define NS_BITS (SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS)
-
-void host_namespaces_failed(sbx_host *h)
+int host_namespaces(sbx_host *h)
 {
     pthread_mutex_lock(&h->mu);
-    if (atomic_exchange(&h->namespaces, false)) {
-        h->isolation &= ~(unsigned)NS_BITS;
-        describe(h);
+    int ns = h->ns;
+    pthread_mutex_unlock(&h->mu);
+    return ns;
+}
+
+void host_namespaces_decided(sbx_host *h, bool yes, const char *why)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->ns == HOST_NS_UNTRIED) {
+        h->ns = yes ? HOST_NS_YES : HOST_NS_NO;
+        if (yes)
+            h->isolation |= NS_BITS;
+        describe(h, yes ? NULL : why);
     }
     pthread_mutex_unlock(&h->mu);
+}
+
+unsigned host_isolation_for(sbx_host *h, bool ns)
+{
+    pthread_mutex_lock(&h->mu);
+    unsigned iso = (h->isolation & ~(unsigned)NS_BITS) | (ns ? NS_BITS : 0);
+    pthread_mutex_unlock(&h->mu);
+    return iso;
 }
 
 unsigned sbx_host_isolation(const sbx_host *h)

@@ -98,15 +98,19 @@ int pol_build(struct sock_fprog *prog, char *err, size_t errlen);
 
 /* ---- host.c ---------------------------------------------------------- */
 
+enum { HOST_NS_UNTRIED, HOST_NS_YES, HOST_NS_NO };
+
 struct sbx_host {
     sbx_host_options opt;
     bool root;
-    atomic_bool namespaces; /* root: tried by the first zygote, off if it fails */
-    pthread_mutex_t mu;     /* guards the fallback: isolation, describe */
+    pthread_mutex_t mu;     /* guards ns, isolation, describe */
+    pthread_mutex_t probe_mu; /* held while the first zygote tries namespaces */
+    int ns;                 /* HOST_NS_*: decided once, by the first zygote */
     bool seccomp;
     struct sock_fprog bpf;
     cg_host cg;
-    unsigned isolation;    /* SBX_ISO_* every run will have */
+    unsigned isolation;    /* SBX_ISO_* every run will have (namespaces
+                            * once they held) */
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
@@ -114,9 +118,14 @@ struct sbx_host {
     atomic_uint next_slot; /* where the next slot search starts */
 };
 
-/* Called when a zygote could not be made in namespaces: runs go on without
- * them (unless isolation is required) and every result says so. */
-void host_namespaces_failed(sbx_host *h);
+/* HOST_NS_*, read under the host's lock. */
+int host_namespaces(sbx_host *h);
+/* The first zygote's verdict, once: whether namespaces hold on this host
+ * (why not: the set-up's error). Without them runs go on (unless isolation
+ * is required) and every result says so. */
+void host_namespaces_decided(sbx_host *h, bool yes, const char *why);
+/* What a run has in a box in namespaces or not. */
+unsigned host_isolation_for(sbx_host *h, bool ns);
 /* Takes the machine-wide lock of a free slot; returns its fd (held for the
  * box's life), or -1. */
 int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
@@ -172,6 +181,7 @@ struct sbx_box {
     int lock_fd;
     uid_t uid;
     bool ns;             /* this box's zygote lives in namespaces */
+    int start_errno;     /* why its last zygote did not start (0: unknown) */
     unsigned isolation;  /* what holds for runs in this box */
     pid_t zygote;
     int sock;

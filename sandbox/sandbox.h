@@ -204,7 +204,8 @@ typedef struct sbx_result {
 void sbx_result_free(sbx_result *r);
 
 typedef struct sbx_host_options {
-    bool require_isolation; /* refuse to open unless SBX_ISO_ALL holds */
+    bool require_isolation; /* refuse to open unless SBX_ISO_ALL holds (namespaces:
+                             * refuse to open a box without them) */
     unsigned uid_base;      /* slot N runs as uid/gid uid_base + N; default 60000 */
     unsigned max_slots;     /* machine-wide slots; default 256 */
     const char *state_dir;  /* lock files; default /run/gradeq (root) */
@@ -220,9 +221,16 @@ typedef struct sbx_host sbx_host;
  * err lists what). */
 int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_t errlen);
 void sbx_host_close(sbx_host *h);
-/* The protections every run on this host will have. */
+/* The protections every run on this host will have. Namespaces are tried
+ * by the first box opened on the host (its zygote's own set-up is the only
+ * honest probe) and count from then on; a failure there for a reason that
+ * will not pass (refused, unsupported: not a lack of memory, pids or fds)
+ * leaves every run without them, a later box's failure is that box's
+ * error. Before the first box, namespaces are not counted. */
 unsigned sbx_host_isolation(const sbx_host *h);
-/* One line describing the host: cgroup version, what is missing and why. */
+/* One line describing the host: cgroup version, namespaces (yes, no and
+ * why, untried before the first box), what is missing and why. It changes
+ * once, when namespaces are decided: read it after the first box opened. */
 const char *sbx_host_describe(const sbx_host *h);
 /* What opening the host did to get a cgroup (cgroup v2: a transient scope
  * asked of systemd, processes moved into a leaf), one line; "" when nothing. */

@@ -50,7 +50,6 @@ static int setup(const sigset_t *sigs, char *err, size_t errlen)
     char serr[SBX_ERR_LEN];
     if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
-    wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
     if (wk_grade_setup(&w, err, errlen) < 0)
         return -1;
     q_conn *c = connect_at_start(sigs, err, errlen);
@@ -100,6 +99,9 @@ int main(int argc, char **argv)
         sbx_host_close(w.host);
         return 1;
     }
+    /* Only now, the slots' boxes open, does the line say what jobs get:
+     * the first box's zygote is what found whether namespaces hold. */
+    wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
     if (w.cfg.metrics_addr[0] && wk_metrics_start(&w, w.cfg.metrics_addr, err, sizeof err) < 0)
         wk_log(WK_LOG_ERROR, "metrics: %s (jobs still run)", err);
     char where[300];
