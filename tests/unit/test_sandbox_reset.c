@@ -267,6 +267,7 @@ static void pids_start_over(void **state)
     sbx_result fresh, moved, r;
     assert_int_equal(sx_run_prog_in(b, "counters", (const char *[]){ "show", NULL }, &l, NULL, 0, &fresh), 0);
     sx_assert_status(&fresh, SBX_OK);
+    unsigned long rebuilds = sbx_box_rebuilds(sx_box);
     assert_int_equal(sx_run_prog("counters", (const char *[]){ "move", "2000", NULL }, &l, &moved), 0);
     sx_assert_status(&moved, SBX_OK);
     assert_true(has(&moved, "moved 2000"));
@@ -277,6 +278,8 @@ static void pids_start_over(void **state)
     if (na != nc || memcmp(a, c, na) != 0)
         fail_msg("new box:\n%.*safter 2000 forks:\n%.*s", (int)na, a, (int)nc, c);
     assert_non_null(memmem(a, na, "pid=2\n", 6));
+    /* Set back in place, not by a new box. */
+    assert_int_equal(sbx_box_rebuilds(sx_box), rebuilds);
     sbx_result_free(&fresh);
     sbx_result_free(&moved);
     sbx_result_free(&r);
