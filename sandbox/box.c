@@ -328,19 +328,9 @@ void box_rebuild(sbx_box *b)
     box_start(b, err, sizeof err);
 }
 
-bool box_run_begin(sbx_box *b)
-{
-    pthread_mutex_lock(&b->mu);
-    b->running = true;
-    bool asked = box_cancel_asked(b);
-    pthread_mutex_unlock(&b->mu);
-    return asked;
-}
-
 void box_run_end(sbx_box *b)
 {
     pthread_mutex_lock(&b->mu);
-    b->running = false;
     b->run_id++;
     pthread_mutex_unlock(&b->mu);
 }

@@ -198,7 +198,6 @@ struct sbx_box {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t run_id;     /* the run in progress, or the next to start */
-    bool running;
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
 };
@@ -217,11 +216,11 @@ int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
 /* Kills the run's processes once; only from the run's own threads, which
  * the box's thread joins before it closes or replaces the socket. */
 void box_kill(sbx_box *b);
-/* A run's number from its start (returns whether a cancel already names it)
- * to its end (then the next number is the box's). */
-bool box_run_begin(sbx_box *b);
+/* A run keeps the box's number (run_id) until it ends; then the next run
+ * has the next number. */
 void box_run_end(sbx_box *b);
-/* Whether a cancel names the run in progress; b->mu held. */
+/* Whether a cancel names the run in progress (or, between runs, the next);
+ * b->mu held. */
 bool box_cancel_asked(const sbx_box *b);
 /* The same, taking b->mu. */
 bool box_run_cancelled(sbx_box *b);

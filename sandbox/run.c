@@ -505,7 +505,7 @@ static int run_in_box(sbx_box *b, const sbx_spec *spec, sbx_result *r, bool canc
  * naming it ends it, one that comes later reaches nothing. */
 int sbx_run(sbx_box *b, const sbx_spec *spec, sbx_result *r)
 {
-    bool cancelled = box_run_begin(b);
+    bool cancelled = box_run_cancelled(b);
     int rc = run_in_box(b, spec, r, cancelled);
     box_run_end(b);
     return rc;

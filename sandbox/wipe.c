@@ -164,9 +164,8 @@ static int clear_xattrs(int dirfd, char *err, size_t errlen)
 int wipe_inode(int dirfd, uid_t uid, gid_t gid, mode_t mode, char *err, size_t errlen)
 {
     struct stat st;
-    /* Flags first (none a program sets can block the rest, but so it stays
-     * true), then attributes: removing an access ACL leaves its mask in the
-     * mode, which is set last. */
+    /* Flags, attributes, then owner and mode: removing an access ACL
+     * leaves its mask in the mode. */
     if (clear_flags(dirfd, err, errlen) < 0 || clear_xattrs(dirfd, err, errlen) < 0)
         return -1;
     if (fstat(dirfd, &st) < 0)
