@@ -47,14 +47,34 @@ static int fill(const char *path, size_t bytes, int sync, unsigned char seed)
     return rc;
 }
 
+/* Files made and not yet removed: a failed test leaves the function that
+ * would remove its file, so whatever is left goes at exit. */
+#define MADE_MAX 16
+static char made[MADE_MAX][128];
+
+static void remove_left(void)
+{
+    for (int i = 0; i < MADE_MAX; i++)
+        if (made[i][0])
+            unlink(made[i]);
+}
+
 int tl_host_file_make(tl_host_file *f, size_t bytes)
 {
     static unsigned n;
+    static int registered;
+    if (!registered && atexit(remove_left) == 0)
+        registered = 1;
     snprintf(f->path, sizeof f->path, DIR "/gradeq-test-%ld-%u", (long)getpid(), n++);
     f->bytes = bytes;
+    for (int i = 0; i < MADE_MAX; i++)
+        if (!made[i][0]) {
+            snprintf(made[i], sizeof made[i], "%s", f->path);
+            break;
+        }
     if (fill(f->path, bytes, 1, 'a') < 0) {
         int e = errno;
-        unlink(f->path);
+        tl_host_file_remove(f);
         errno = e;
         return -1;
     }
@@ -140,7 +160,11 @@ long tl_host_file_pages(const tl_host_file *f, int dirty)
 
 void tl_host_file_remove(tl_host_file *f)
 {
-    if (f->path[0])
-        unlink(f->path);
+    if (!f->path[0])
+        return;
+    unlink(f->path);
+    for (int i = 0; i < MADE_MAX; i++)
+        if (strcmp(made[i], f->path) == 0)
+            made[i][0] = 0;
     f->path[0] = 0;
 }

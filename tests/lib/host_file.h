@@ -2,7 +2,8 @@
  * tests of what a run can do to the host's page cache and disks: made under
  * /usr/local/share (reached in the box through the read-only /usr bind),
  * rewritten to leave it dirty, dropped from the page cache, counted page by
- * page, removed. Root only. */
+ * page, removed (at exit at the latest, when a failed test skipped it).
+ * Root only. */
 #ifndef GRADEQ_TESTS_HOST_FILE_H
 #define GRADEQ_TESTS_HOST_FILE_H
 
