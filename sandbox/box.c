@@ -76,7 +76,7 @@ static void fill_config(sbx_box *b)
     z->uid = b->uid;
     z->ns = b->ns;
     z->box_dir = b->host_dir;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         z->procs_fd[i] = b->has_cg ? b->cg.procs_fd[i] : -1;
     snprintf(z->box_opts, sizeof z->box_opts, "size=%llu,nr_inodes=16384,mode=755,uid=%u,gid=%u",
              (unsigned long long)h->opt.box_bytes, (unsigned)b->uid, (unsigned)b->uid);

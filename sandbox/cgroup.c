@@ -11,6 +11,16 @@
  * v1 charges socket buffers to a counter of their own, limited with the
  * memory (else a run could park any amount in loopback TCP queues).
  *
+ * CPU SHARE. Each slot is a cgroup of the cpu controller with the same
+ * weight (v1 cpu.shares under <name>/slot-N of the cpu hierarchy, which
+ * the zygote joins once; v2 cpu.weight of slot-N, whose leaves inherit
+ * it: the controller is not enabled below the slot, so the run's cgroup
+ * made each run costs no scheduler group). Concurrent runs then split the
+ * CPU equally whatever they fork: the kernel's autogroups (a group per
+ * session, which 64 processes each calling setsid would multiply 64
+ * times) apply only in the root cpu cgroup, never inside a slot. The
+ * slots together compete with the rest of the machine as one group.
+ *
  * v2: <base>/slot-N hands memory and pids down to two leaves: zygote/
  * (the zygote, outside every run's accounting) and run/, made anew for
  * each run. A fresh cgroup is the only per-run peak on kernels before
@@ -45,7 +55,7 @@
  * those before F_PROCS_READ for every run, and F_PROCS_READ and F_KILL
  * in place (see reopen). */
 enum {
-    F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_OOM,
+    F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_MEMSW_FAILCNT, F_OOM,
     F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
     F_TCP_LIMIT, F_KILL, F_COUNT
 };
@@ -75,13 +85,14 @@ static int open_files_v1(cg_slot *s, int *fd)
     if (s->host->memsw) {
         fd[F_MEMSW_LIMIT] = open_in(mem, "memory.memsw.limit_in_bytes", O_RDWR);
         fd[F_MEMSW_PEAK] = open_in(mem, "memory.memsw.max_usage_in_bytes", O_RDWR);
+        fd[F_MEMSW_FAILCNT] = open_in(mem, "memory.memsw.failcnt", O_RDWR);
     }
     static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_FAILCNT, F_OOM, F_MEM_USAGE,
                                 F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ, F_TCP_LIMIT };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (fd[need[i]] < 0)
             return -1;
-    if (s->host->memsw && (fd[F_MEMSW_LIMIT] < 0 || fd[F_MEMSW_PEAK] < 0))
+    if (s->host->memsw && (fd[F_MEMSW_LIMIT] < 0 || fd[F_MEMSW_PEAK] < 0 || fd[F_MEMSW_FAILCNT] < 0))
         return -1;
     s->cpu_fd = fd[F_CPU];
     return 0;
@@ -148,10 +159,23 @@ static int new_run_v2(cg_slot *s, const sbx_limits *l)
     return 0;
 }
 
+/* Every slot has the same CPU weight (the kernel's default, written so
+ * that it is what a dead owner may have left changed): see the header. */
+#define CPU_SHARES_V1 1024
+#define CPU_WEIGHT_V2 100
+
+static int set_weight(const char *dir, const char *file, unsigned weight)
+{
+    char p[CG_PATH_MAX + 64], v[16];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    snprintf(v, sizeof v, "%u", weight);
+    return cgf_write_file(p, v);
+}
+
 static void release(cg_slot *s)
 {
     close_fds(s->fd, CG_FILES);
-    close_fds(s->procs_fd, 3);
+    close_fds(s->procs_fd, 4);
     s->cpu_fd = -1;
     s->host = NULL;
 }
@@ -174,6 +198,8 @@ static int open_v2(cg_slot *s, char *err, size_t errlen)
     snprintf(p, sizeof p, "%s/cgroup.subtree_control", s->dir[0]);
     if (cgf_write_file(p, "+memory +pids") < 0)
         return sbx_fail_errno(err, errlen, "cgroup: enabling controllers in %s", s->dir[0]);
+    if (s->host->cpu_share && set_weight(s->dir[0], "cpu.weight", CPU_WEIGHT_V2) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s/cpu.weight", s->dir[0]);
     if (cgf_mkdir_ok(s->dir[2]) < 0 || (s->procs_fd[0] = open_in(s->dir[2], "cgroup.procs", O_WRONLY)) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: %s/cgroup.procs", s->dir[2]);
     if (cgf_mkdir_ok(s->dir[1]) < 0 || (s->fd[F_PROCS_READ] = open_in(s->dir[1], ".", O_RDONLY | O_DIRECTORY)) < 0 ||
@@ -185,8 +211,10 @@ static int open_v2(cg_slot *s, char *err, size_t errlen)
 static int open_v1(cg_slot *s, char *err, size_t errlen)
 {
     const cg_host *h = s->host;
-    const char *bases[3] = { h->mem, h->pids, h->cpu };
-    for (int i = 0; i < 3; i++) {
+    const char *bases[4] = { h->mem, h->pids, h->cpu, h->cpuw };
+    for (int i = 0; i < 4; i++) {
+        if (!bases[i][0])
+            continue; /* no cpu hierarchy of its own */
         snprintf(s->dir[i], CG_PATH_MAX, "%s/slot-%u", bases[i], s->slot);
         if (cgf_mkdir_ok(s->dir[i]) < 0)
             return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
@@ -197,6 +225,8 @@ static int open_v1(cg_slot *s, char *err, size_t errlen)
         if (s->procs_fd[i] < 0)
             return sbx_fail_errno(err, errlen, "cgroup open %s/tasks", s->dir[i]);
     }
+    if (h->cpu_share && set_weight(s->dir[h->cpuw[0] ? 3 : 2], "cpu.shares", CPU_SHARES_V1) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s/cpu.shares", s->dir[h->cpuw[0] ? 3 : 2]);
     if (open_files_v1(s, s->fd) < 0)
         return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[0]);
     if (cgf_read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
@@ -210,7 +240,7 @@ int cg_slot_open(const cg_host *h, unsigned slot, cg_slot *s, char *err, size_t 
     s->host = h;
     s->slot = slot;
     s->cpu_fd = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         s->procs_fd[i] = -1;
     for (int i = 0; i < CG_FILES; i++)
         s->fd[i] = -1;
@@ -232,7 +262,7 @@ void cg_slot_close(cg_slot *s)
     cg_slot_empty(s, err, sizeof err);
     release(s);
     /* v2: the leaves before the slot (rmdir wants it childless). */
-    for (int i = 2; i >= 0; i--)
+    for (int i = 3; i >= 0; i--)
         if (s->dir[i][0])
             rmdir(s->dir[i]);
 }
@@ -276,7 +306,8 @@ static int reset_v1(cg_slot *s)
     if (cgf_read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (4u << 20))
         cgf_write_str(fd[F_FORCE_EMPTY], "0");
     if (cgf_write_str(fd[F_MEM_PEAK], "0") < 0 || cgf_write_str(fd[F_FAILCNT], "0") < 0 || cgf_write_str(fd[F_CPU], "0") < 0 ||
-        (fd[F_MEMSW_PEAK] >= 0 && cgf_write_str(fd[F_MEMSW_PEAK], "0") < 0))
+        (fd[F_MEMSW_PEAK] >= 0 && cgf_write_str(fd[F_MEMSW_PEAK], "0") < 0) ||
+        (fd[F_MEMSW_FAILCNT] >= 0 && cgf_write_str(fd[F_MEMSW_FAILCNT], "0") < 0))
         return -1;
     if (cgf_read_u64(fd[F_MEM_USAGE], &s->mem_base) < 0)
         return -1;
@@ -408,29 +439,50 @@ int cg_slot_empty(cg_slot *s, char *err, size_t errlen)
     }
 }
 
-int cg_slot_stats(cg_slot *s, uint64_t floor, uint64_t *peak, bool *oom, bool *hit_limit, char *err, size_t errlen)
+/* The kernel charges memory to a cgroup in batches of up to 64 pages
+ * (MEMCG_CHARGE_BATCH). */
+#define CHARGE_BATCH_BYTES (64u * 4096u)
+
+int cg_slot_stats(cg_slot *s, uint64_t floor, cg_mem *m, char *err, size_t errlen)
 {
     int *fd = s->fd;
+    *m = (cg_mem){ 0 };
     int pfd = fd[F_MEMSW_PEAK] >= 0 ? fd[F_MEMSW_PEAK] : fd[F_MEM_PEAK];
-    if (cgf_read_u64(pfd, peak) < 0)
+    uint64_t raw;
+    if (cgf_read_u64(pfd, &raw) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: reading peak memory in %s", s->dir[0]);
     /* v1: the charge left from before the run is not the run's. The
      * resident set counts shared file pages the limit does not charge, so
      * as a floor it stops at the limit. */
-    *peak = *peak > s->mem_base ? *peak - s->mem_base : 0;
+    m->peak = raw > s->mem_base ? raw - s->mem_base : 0;
     uint64_t limit = s->cur_mem - s->mem_base;
-    if (*peak < floor)
-        *peak = floor < limit ? floor : limit;
-    uint64_t kills = 0;
-    if (cgf_read_key(fd[F_OOM], "oom_kill", &kills) < 0)
-        kills = s->oom_base;
-    *oom = kills > s->oom_base;
-    uint64_t fails = 0;
+    if (m->peak < floor)
+        m->peak = floor < limit ? floor : limit;
     if (s->host->version == CG_V1) {
-        *hit_limit = cgf_read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0;
-    } else {
-        /* A fresh cgroup: "max" counts this run's hits of memory.max. */
-        *hit_limit = *oom || (cgf_read_key(fd[F_OOM], "max", &fails) == 0 && fails > 0);
+        uint64_t kills = 0, fails = 0, swfails = 0;
+        if (cgf_read_key(fd[F_OOM], "oom_kill", &kills) < 0)
+            kills = s->oom_base;
+        m->oom_kill = m->failed = kills > s->oom_base;
+        /* With swap accounting memory+swap is charged first: at equal
+         * limits its counter is the one that meets the limit. Some
+         * kernels keep neither failcnt; the peak itself then shows the
+         * limit met (a charge that does not fit is not made, so the peak
+         * stops at most a charge batch short of it). */
+        m->reclaimed = (cgf_read_u64(fd[F_FAILCNT], &fails) == 0 && fails > 0) ||
+                       (fd[F_MEMSW_FAILCNT] >= 0 && cgf_read_u64(fd[F_MEMSW_FAILCNT], &swfails) == 0 && swfails > 0) ||
+                       raw + CHARGE_BATCH_BYTES >= s->cur_mem;
+        return 0;
     }
+    /* v2: a fresh cgroup, whose memory.events are this run's alone. */
+    char ev[1024];
+    uint64_t kills = 0, ooms = 0, max = 0;
+    if (cgf_read_text(fd[F_OOM], ev, sizeof ev) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: reading %s/memory.events", s->dir[1]);
+    cgf_text_key(ev, "oom_kill", &kills);
+    cgf_text_key(ev, "oom", &ooms);
+    cgf_text_key(ev, "max", &max);
+    m->oom_kill = kills > 0;
+    m->failed = m->oom_kill || ooms > 0;
+    m->reclaimed = m->failed || max > 0;
     return 0;
 }

@@ -54,14 +54,10 @@ int cgf_read_u64(int fd, uint64_t *v)
     return 0;
 }
 
-/* "key value" lines (memory.events, cpu.stat, memory.oom_control). */
-int cgf_read_key(int fd, const char *key, uint64_t *v)
+int cgf_text_key(const char *text, const char *key, uint64_t *v)
 {
-    char b[1024];
-    if (cgf_read_text(fd, b, sizeof b) < 0)
-        return -1;
     size_t kl = strlen(key);
-    for (char *p = b; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
             *v = strtoull(p + kl + 1, NULL, 10);
             return 0;
@@ -69,6 +65,15 @@ int cgf_read_key(int fd, const char *key, uint64_t *v)
     }
     errno = ENOENT;
     return -1;
+}
+
+/* "key value" lines (memory.events, cpu.stat, memory.oom_control). */
+int cgf_read_key(int fd, const char *key, uint64_t *v)
+{
+    char b[1024];
+    if (cgf_read_text(fd, b, sizeof b) < 0)
+        return -1;
+    return cgf_text_key(b, key, v);
 }
 
 bool cgf_has_token(const char *list, const char *tok, char sep)

@@ -15,6 +15,8 @@ int cgf_read_text(int fd, char *buf, size_t size);
 int cgf_read_u64(int fd, uint64_t *v);
 /* The value of `key` in "key value" lines (memory.events, cpu.stat). */
 int cgf_read_key(int fd, const char *key, uint64_t *v);
+/* The same in text already read (NUL-terminated). */
+int cgf_text_key(const char *text, const char *key, uint64_t *v);
 /* Whether tok is one of the sep-separated words of list. */
 bool cgf_has_token(const char *list, const char *tok, char sep);
 /* mkdir that accepts an existing directory. */

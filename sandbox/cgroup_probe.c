@@ -12,8 +12,8 @@
  * private one, or a host without systemd). Under systemd in a cgroup that
  * is not delegated (a login session) we ask systemd for a transient scope
  * with Delegate=yes and move into it. Then every process in top goes into
- * the leaf <name>-supervisor, top hands memory and pids down, and <name>
- * below it holds the slots. What was done is kept in cg_host.note (one
+ * the leaf <name>-supervisor, top hands memory and pids (and cpu, where it
+ * has it) down, and <name> below it holds the slots. What was done is kept in cg_host.note (one
  * line for the start-up log), what failed in cg_host.why (the `isolation`
  * report).
  */
@@ -32,7 +32,7 @@
 #include "sandbox/internal.h"
 
 typedef struct mounts {
-    char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], v2[CG_PATH_MAX];
+    char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], cpuw[CG_PATH_MAX], v2[CG_PATH_MAX];
 } mounts;
 
 static void find_mounts(mounts *m)
@@ -61,6 +61,8 @@ static void find_mounts(mounts *m)
             snprintf(m->pids, sizeof m->pids, "%s", mp);
         if (cgf_has_token(opts, "cpuacct", ',') && !m->cpu[0])
             snprintf(m->cpu, sizeof m->cpu, "%s", mp);
+        if (cgf_has_token(opts, "cpu", ',') && !m->cpuw[0])
+            snprintf(m->cpuw, sizeof m->cpuw, "%s", mp);
     }
     fclose(f);
 }
@@ -82,6 +84,18 @@ static int probe_v1(cg_host *h, const mounts *m, const char *name)
     snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", h->mem);
     h->memsw = access(p, F_OK) == 0;
     h->version = CG_V1;
+    /* The cpu controller: co-mounted with cpuacct (its slots are then the
+     * same cgroups), or a hierarchy of its own. */
+    if (!m->cpuw[0]) {
+        snprintf(h->cpu_why, sizeof h->cpu_why, "cgroup v1: the cpu controller is not mounted");
+    } else if (strcmp(m->cpuw, m->cpu) == 0) {
+        h->cpu_share = true;
+    } else if (snprintf(h->cpuw, CG_PATH_MAX, "%s/%s", m->cpuw, name) >= CG_PATH_MAX || cgf_mkdir_ok(h->cpuw) < 0) {
+        sbx_fail_errno(h->cpu_why, sizeof h->cpu_why, "cgroup v1: mkdir %s", h->cpuw);
+        h->cpuw[0] = 0;
+    } else {
+        h->cpu_share = true;
+    }
     return 0;
 }
 
@@ -220,28 +234,42 @@ static int move_all(const char *dir, const char *leaf_procs)
     return moved;
 }
 
-/* The controllers in top's children: v2 lets a cgroup hand them down only
- * when it holds no process itself (the root excepted), so whatever runs in
- * top (us, and in a delegated unit or a container whoever started us) goes
- * into the leaf <name>-supervisor first. */
-static int enable_in_top(cg_host *h, const char *top, const char *name)
+/* Whether every word of want ("+a +b") is among the words of the file. */
+static bool has_all(const char *path, const char *want)
 {
-    char sub[CG_PATH_MAX + 64], ctl[256] = "";
-    snprintf(sub, sizeof sub, "%s/cgroup.subtree_control", top);
-    int fd = open(sub, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && cgf_read_text(fd, ctl, sizeof ctl) == 0 && cgf_has_token(ctl, "memory", ' ') &&
-        cgf_has_token(ctl, "pids", ' ')) {
-        close(fd);
-        return 0;
+    char ctl[256] = "";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    int rc = cgf_read_text(fd, ctl, sizeof ctl);
+    close(fd);
+    if (rc < 0)
+        return false;
+    for (const char *w = want; w; w = strchr(w, ' '), w = w ? w + 1 : NULL) {
+        char name[32];
+        if (sscanf(w, "+%31[a-z]", name) != 1 || !cgf_has_token(ctl, name, ' '))
+            return false;
     }
-    if (fd >= 0)
-        close(fd);
+    return true;
+}
+
+/* The controllers (want, "+memory +pids ...") in top's children: v2 lets a
+ * cgroup hand them down only when it holds no process itself (the root
+ * excepted), so whatever runs in top (us, and in a delegated unit or a
+ * container whoever started us) goes into the leaf <name>-supervisor
+ * first. */
+static int enable_in_top(cg_host *h, const char *top, const char *name, const char *want)
+{
+    char sub[CG_PATH_MAX + 64];
+    snprintf(sub, sizeof sub, "%s/cgroup.subtree_control", top);
+    if (has_all(sub, want))
+        return 0;
     char leaf[CG_PATH_MAX + 80], procs[CG_PATH_MAX + 100];
     snprintf(leaf, sizeof leaf, "%s/%s-supervisor", top, name);
     snprintf(procs, sizeof procs, "%s/cgroup.procs", leaf);
     /* Processes forking while we move them: a few passes. */
     for (int pass = 0; pass < 20; pass++) {
-        if (cgf_write_file(sub, "+memory +pids") == 0) {
+        if (cgf_write_file(sub, want) == 0) {
             if (pass > 0) {
                 size_t at = strlen(h->note);
                 snprintf(h->note + at, sizeof h->note - at, "%sprocesses of %s moved into %s-supervisor",
@@ -286,7 +314,19 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
             return -1;
         snprintf(top, sizeof top, "%s%s", m->v2, own);
     }
-    if (enable_in_top(h, top, name) < 0)
+    /* cpu where top has it: each slot's weight (see cgroup.c). Without it
+     * the runs still have memory and pids, and the result says which
+     * protection is missing. */
+    snprintf(p, sizeof p, "%s/cgroup.controllers", top);
+    h->cpu_share = has_all(p, "+cpu");
+    if (!h->cpu_share)
+        snprintf(h->cpu_why, sizeof h->cpu_why, "cgroup v2: no cpu controller in %.200s", top);
+    if (h->cpu_share && enable_in_top(h, top, name, "+memory +pids +cpu") < 0) {
+        snprintf(h->cpu_why, sizeof h->cpu_why, "%.200s", h->why);
+        h->why[0] = 0;
+        h->cpu_share = false;
+    }
+    if (!h->cpu_share && enable_in_top(h, top, name, "+memory +pids") < 0)
         return -1;
     int n = snprintf(h->mem, CG_PATH_MAX, "%s/%s", top, name);
     if (n < 0 || n >= CG_PATH_MAX)
@@ -294,7 +334,11 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
     if (cgf_mkdir_ok(h->mem) < 0)
         return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: mkdir %s", h->mem);
     snprintf(p, sizeof p, "%s/cgroup.subtree_control", h->mem);
-    if (cgf_write_file(p, "+memory +pids") < 0)
+    if (h->cpu_share && cgf_write_file(p, "+memory +pids +cpu") < 0) {
+        sbx_fail_errno(h->cpu_why, sizeof h->cpu_why, "cgroup v2: enabling cpu in %s", h->mem);
+        h->cpu_share = false;
+    }
+    if (!h->cpu_share && cgf_write_file(p, "+memory +pids") < 0)
         return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", h->mem);
     snprintf(h->pids, CG_PATH_MAX, "%s", h->mem);
     snprintf(h->cpu, CG_PATH_MAX, "%s", h->mem);

@@ -24,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,7 +79,26 @@ static void describe(sbx_host *h, const char *why)
         at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, "%s%s",
                        i == 0 ? "; missing: " : ", ", names[i]);
     if (h->cg.version == CG_NONE && at > 0 && (size_t)at < sizeof h->describe)
-        snprintf(h->describe + at, sizeof h->describe - (size_t)at, " (%s)", h->cg.why);
+        at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, " (%s)", h->cg.why);
+    else if (!(h->isolation & SBX_ISO_CG_CPU_SHARE) && at > 0 && (size_t)at < sizeof h->describe)
+        at += snprintf(h->describe + at, sizeof h->describe - (size_t)at, " (%s)", h->cg.cpu_why);
+    /* Not an isolation bit (most containers lack the capability): said
+     * here, where the operator reads what held. */
+    if (h->root && !h->oom_pinned && at > 0 && (size_t)at < sizeof h->describe)
+        snprintf(h->describe + at, sizeof h->describe - (size_t)at,
+                 "; oom_score_adj +1000 not pinned (no CAP_SYS_RESOURCE): a run may lower its own to the "
+                 "worker's floor");
+}
+
+/* Whether this process holds CAP_SYS_RESOURCE, with which the run's +1000
+ * oom_score_adj is written so that the run cannot lower it. */
+static bool has_sys_resource(void)
+{
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) < 0)
+        return false;
+    return data[CAP_SYS_RESOURCE / 32].effective & (1u << (CAP_SYS_RESOURCE % 32));
 }
 
 int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_t errlen)
@@ -128,6 +149,9 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
         h->isolation |= SBX_ISO_SECCOMP;
     if (h->cg.version != CG_NONE)
         h->isolation |= SBX_ISO_CG_MEMORY | SBX_ISO_CG_PIDS | SBX_ISO_CG_CPU | SBX_ISO_CG_KILL;
+    if (h->cg.version != CG_NONE && h->cg.cpu_share)
+        h->isolation |= SBX_ISO_CG_CPU_SHARE;
+    h->oom_pinned = h->root && has_sys_resource();
     describe(h, NULL);
     /* Namespaces are the first box's to find (box_start). */
     if (h->opt.require_isolation && (h->isolation | (h->root ? NS_BITS : 0)) != SBX_ISO_ALL) {

@@ -10,12 +10,14 @@
  *   zygote_run.c    the zygote's request loop and each run's spawn
  *   clone_into.c    clone3 into the run's cgroup, the run's second filter
  *   interact.c  interactive runs: the callback and the stdin writer
+ *   collect.c   hand back the files a run left in /box
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
  *   wipe.c      empty /box and /tmp between runs and put the two directories
  *               back (or fail: the box is rebuilt)
+ *   file_limit.c    whether a file of the run reached file_bytes
  *   run.c       sbx_run: one run from start to verdict
  *   result.c    names, defaults, freeing
  */
@@ -46,6 +48,10 @@ typedef struct cg_host {
     char pids[CG_PATH_MAX];
     char cpu[CG_PATH_MAX];  /* v1: cpuacct */
     bool memsw;             /* v1: swap accounting present */
+    bool cpu_share;         /* each slot has a CPU weight of its own (see cgroup.c) */
+    char cpuw[CG_PATH_MAX]; /* v1: the cpu controller's hierarchy + our subtree,
+                             * "" when it is cpuacct's (co-mounted) */
+    char cpu_why[SBX_ERR_LEN]; /* why no CPU weight, when none */
     char why[SBX_ERR_LEN];  /* why cgroups are missing, when they are */
     char note[SBX_ERR_LEN]; /* v2: what the probe did to get a cgroup, or "" */
 } cg_host;
@@ -53,8 +59,8 @@ typedef struct cg_host {
 typedef struct cg_slot {
     const cg_host *host;
     unsigned slot;
-    char dir[3][CG_PATH_MAX]; /* v1: memory, pids, cpuacct; v2: slot, run, zygote */
-    int procs_fd[3];          /* the zygote's cgroup.procs (v1 tasks), written "0" by it */
+    char dir[4][CG_PATH_MAX]; /* v1: memory, pids, cpuacct, cpu; v2: slot, run, zygote */
+    int procs_fd[4];          /* the zygote's cgroup.procs (v1 tasks), written "0" by it */
     int fd[CG_FILES];         /* the files the hot path reads and writes */
     int cpu_fd;               /* cpuacct.usage or cpu.stat */
     uint64_t oom_base;        /* v1: oom_kill before the run */
@@ -85,11 +91,22 @@ size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max);
 /* Kills until the slot holds no process but the zygote. -1 if it would not
  * empty. */
 int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
-/* After a run: peak memory (bytes, at least floor, the run's largest
- * resident set, up to the limit), whether the
- * kernel OOM-killed in it and whether it hit its memory limit. */
-int cg_slot_stats(cg_slot *s, uint64_t floor, uint64_t *peak, bool *oom, bool *hit_limit, char *err,
-                  size_t errlen);
+/* What the memory cgroup recorded of one run. */
+typedef struct cg_mem {
+    uint64_t peak;  /* bytes: at least the floor given (the run's largest
+                     * resident set), at most the limit */
+    bool oom_kill;  /* the kernel OOM-killed a process of the run */
+    bool failed;    /* a charge at the limit failed even after reclaim:
+                     * v2 memory.events "oom"; v1 counts no such failure
+                     * apart from the OOM kill it leads to */
+    bool reclaimed; /* a charge met the limit and the kernel reclaimed
+                     * (v2 "max"; v1 memory.failcnt or memsw.failcnt, or
+                     * the peak at the limit): the run's memory, page
+                     * cache included, reached its limit, whether or not
+                     * reclaim then made room */
+} cg_mem;
+/* After a run: what the memory cgroup recorded (see cg_mem). */
+int cg_slot_stats(cg_slot *s, uint64_t floor, cg_mem *m, char *err, size_t errlen);
 
 /* ---- policy.c -------------------------------------------------------- */
 
@@ -111,6 +128,8 @@ struct sbx_host {
     cg_host cg;
     unsigned isolation;    /* SBX_ISO_* every run will have (namespaces
                             * once they held) */
+    bool oom_pinned;       /* root with CAP_SYS_RESOURCE: the runs' +1000
+                            * oom_score_adj is their floor too */
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
@@ -162,7 +181,7 @@ typedef struct zy_msg {
 typedef struct zy_config {
     const sbx_host *host;
     int sock;            /* SOCK_SEQPACKET to the caller */
-    int procs_fd[3];     /* cgroup.procs of the slot, -1 when absent */
+    int procs_fd[4];     /* cgroup.procs of the slot, -1 when absent */
     uid_t uid;           /* the slot's uid and gid (root only) */
     bool ns;             /* in its own namespaces, with the private root */
     const char *box_dir; /* without a mount namespace: the run's directory */
@@ -298,6 +317,9 @@ struct run_state {
     atomic_ullong callback_ns; /* spent in the callback: added to the wall limit */
     atomic_bool ended;     /* the callback ended the run */
     atomic_bool waiting;   /* at the wall kill, someone was reading stdin */
+    bool stdin_pipe;       /* the run's stdin is a pipe: this one (waiting.c) */
+    dev_t stdin_dev;
+    ino_t stdin_ino;
 };
 
 uint64_t run_now_ns(void);
@@ -315,6 +337,12 @@ bool run_reading_stdin(run_state *r);
  * (c->refused set when a bound was crossed), or -1 with err filled on an
  * I/O failure. */
 int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen);
+
+/* ---- file_limit.c ---------------------------------------------------- */
+
+/* Whether a regular file of uid under dirfd (-1: none) is at least bytes
+ * long. */
+bool fl_file_at_limit(int dirfd, uint64_t bytes, uid_t uid);
 
 /* ---- wipe.c ---------------------------------------------------------- */
 

@@ -4,7 +4,10 @@
  * outside its box or the kernel's attack surface (isolate's approach, not an
  * allow-list: allow-lists rot as libc grows new syscalls, see rseq and
  * clone3). Denied calls fail with EPERM so that language runtimes that probe
- * them keep working. clone3 passes this filter (the zygote starts runs with
+ * them keep working; a few are answered 0 without running (a flush of the
+ * host's disks, advice to drop its page cache, a lock other runs could
+ * see), where success is what a program expects and nothing in a box needs
+ * the effect. clone3 passes this filter (the zygote starts runs with
  * it) and fails with ENOSYS in each run's second one (clone_into.c): its
  * flags live in memory BPF cannot read, and glibc then falls back to clone,
  * whose flags we check.
@@ -18,7 +21,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/vm_sockets.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -102,6 +104,35 @@ static const rule deny[] = {
     { "setdomainname",     EPERM,  "host identity" },
     { "fanotify_init",     EPERM,  "watches the whole filesystem" },
     { "vhangup",           EPERM,  "terminal state" },
+    /* Watches on the read-only system files every box shares would show
+     * which programs other runs start, and signal between runs. ENOSYS, as
+     * on a kernel built without inotify: libraries that support one fall
+     * back to polling (glib, tail -f), and a judged program has nothing
+     * to watch but its own files. */
+    { "inotify_init",      ENOSYS, "watches on shared files show other runs' activity" },
+    { "inotify_init1",     ENOSYS, "watches on shared files show other runs' activity" },
+    /* Flushing makes the host write every dirty page of its disks (sync,
+     * syncfs), or of a shared file, with a disk cache flush each time
+     * (fsync, fdatasync, sync_file_range on a read-only system file): one
+     * run would stall every other and the host. Answered 0 without
+     * running: a box's writable filesystems are tmpfs, where a flush does
+     * nothing, and nothing of a run has to survive a crash. (msync needs
+     * no rule: a mapping of a file opened read-only is never shared for
+     * writing, and msync flushes only those.) */
+    { "sync",              0,      "flushes the host's disks" },
+    { "syncfs",            0,      "flushes a host filesystem" },
+    { "fsync",             0,      "flushes a shared file, with a disk cache flush" },
+    { "fdatasync",         0,      "flushes a shared file, with a disk cache flush" },
+    { "sync_file_range",   0,      "writes back a shared file's pages" },
+    /* A lock on a read-only system file is seen by every run (flock
+     * LOCK_EX|LOCK_NB fails, F_GETLK reports the holder): a channel
+     * between concurrent runs. Taking a lock is answered 0 without
+     * locking: tools that lock their own files (a JVM's perf data, Go's
+     * build cache) work on, as the one user of a box; a run's own
+     * processes cannot exclude each other with these locks, which judged
+     * programs do not do. F_GETLK stays real and, with no run holding
+     * any lock, reports none. */
+    { "flock",             0,      "locks on shared files signal between runs" },
 };
 
 /* Calls denied for one value of one argument (compared on its low 32
@@ -109,17 +140,59 @@ static const rule deny[] = {
 typedef struct arg_rule {
     const char *name;
     unsigned arg;
+    uint32_t mask;    /* the bits compared; 0: all 32 */
     uint32_t value;
     int err;
     const char *why;
 } arg_rule;
 
 static const arg_rule deny_arg[] = {
-    { "socket",     0, AF_VSOCK,   EAFNOSUPPORT, "vsock is not confined by the network namespace: it reaches the hypervisor" },
-    { "socketpair", 0, AF_VSOCK,   EAFNOSUPPORT, "vsock" },
-    { "fcntl",      1, F_SETLEASE, EPERM,        "leases signal through inodes other runs share" },
-    { "fcntl",      1, F_NOTIFY,   EPERM,        "directory notifications signal through shared inodes" },
+    { "fcntl",   1, 0, F_SETLEASE,   EPERM, "leases signal through inodes other runs share" },
+    { "fcntl",   1, 0, F_NOTIFY,     EPERM, "directory notifications signal through shared inodes" },
+    /* Byte-range locks: as flock above, taking one is answered 0. */
+    { "fcntl",   1, 0, F_SETLK,      0,     "locks on shared files signal between runs" },
+    { "fcntl",   1, 0, F_SETLKW,     0,     "locks on shared files signal between runs" },
+    { "fcntl",   1, 0, F_OFD_SETLK,  0,     "locks on shared files signal between runs" },
+    { "fcntl",   1, 0, F_OFD_SETLKW, 0,     "locks on shared files signal between runs" },
+    /* Dropping clean pages of the shared system files from the host's page
+     * cache slows every other run (and the host) and resets a cache a
+     * channel could be read from. Advice, so answered 0. */
+    { "fadvise64", 3, 0, POSIX_FADV_DONTNEED, 0, "evicts shared files from the host's page cache" },
 };
+
+/* Socket families a box may open: unix, IPv4 and IPv6 (its own loopback),
+ * netlink (getaddrinfo and getifaddrs ask it about the box's interfaces).
+ * Every other one fails with EAFNOSUPPORT, as where the kernel lacks it:
+ * vsock is not confined by the network namespace (it reaches the
+ * hypervisor), AF_ALG opens the kernel crypto API, and the rest are kernel
+ * attack surface (a rare family's module is loaded on its first use) no
+ * judged program needs. A rule compares an argument once, so the refused
+ * values are spelled as masked ranges around AF_UNIX 1, AF_INET 2,
+ * AF_INET6 10 and AF_NETLINK 16: 0, 3, 4-7, 8-9, 11, 12-15, then 17 and
+ * everything above (a value with a high bit set included: the kernel
+ * reads the family as an int). socketpair is for unix sockets only. */
+typedef struct family_range {
+    uint64_t mask, value; /* refused: (family & mask) == value */
+} family_range;
+
+static const family_range socket_refused[] = {
+    { ~0ull, 0 }, { ~0ull, 3 }, { ~3ull, 4 }, { ~1ull, 8 }, { ~0ull, 11 }, { ~3ull, 12 },
+};
+static const family_range socketpair_refused[] = { { ~0ull, 0 } };
+#define FAMILY_ABOVE_NETLINK 17 /* AF_PACKET: this and every value above is refused */
+#define FAMILY_ABOVE_UNIX 2
+
+static int refuse_families(scmp_filter_ctx ctx, const char *call, const family_range *r, size_t n, uint64_t from,
+                           char *err, size_t errlen)
+{
+    int nr = seccomp_syscall_resolve_name(call), rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+                              SCMP_A0_64(SCMP_CMP_MASKED_EQ, r[i].mask, r[i].value));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1, SCMP_A0_64(SCMP_CMP_GE, from));
+    return rc < 0 ? sbx_fail(err, errlen, "seccomp rule %s: %s", call, strerror(-rc)) : 0;
+}
 
 static int add_arg_rules(scmp_filter_ctx ctx, char *err, size_t errlen)
 {
@@ -128,11 +201,15 @@ static int add_arg_rules(scmp_filter_ctx ctx, char *err, size_t errlen)
         int nr = seccomp_syscall_resolve_name(a->name);
         if (nr == __NR_SCMP_ERROR)
             continue;
-        struct scmp_arg_cmp c = { a->arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, a->value };
+        struct scmp_arg_cmp c = { a->arg, SCMP_CMP_MASKED_EQ, a->mask ? a->mask : 0xffffffffu, a->value };
         int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(a->err), nr, 1, c);
         if (rc < 0)
             return sbx_fail(err, errlen, "seccomp rule %s: %s", a->name, strerror(-rc));
     }
+    if (refuse_families(ctx, "socket", socket_refused, sizeof socket_refused / sizeof socket_refused[0],
+                        FAMILY_ABOVE_NETLINK, err, errlen) < 0 ||
+        refuse_families(ctx, "socketpair", socketpair_refused, 1, FAMILY_ABOVE_UNIX, err, errlen) < 0)
+        return -1;
     /* personality: only the default (0) and the query (0xffffffff); a
      * persona changes the address-space layout and the syscall ABI. A rule
      * compares an argument once, so "neither all zeros nor all ones" is

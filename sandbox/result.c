@@ -39,7 +39,7 @@ int sbx_status_parse(const char *name)
 static const char *const iso_names[] = {
     "pid_ns", "mount_ns", "net_ns", "ipc_ns", "uts_ns", "uid", "no_new_privs",
     "seccomp", "cgroup_memory", "cgroup_pids", "cgroup_cpu", "cgroup_kill",
-    "rlimits", "fds", "clean_env",
+    "rlimits", "fds", "clean_env", "cgroup_cpu_share",
 };
 
 size_t sbx_isolation_names(unsigned bits, const char **names, size_t max)

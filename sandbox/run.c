@@ -11,12 +11,29 @@
  *      run is killed, the readers reach EOF
  *   6. accounting read, verdict decided, /box and /tmp wiped
  *
- * VERDICT. A reason the sandbox killed for wins over how the exit looked
- * (the first reason recorded wins among them). Then an OOM kill, then CPU
- * over the limit (a run that ended just past it before the watchdog looked
- * is still over it; RLIMIT_CPU's SIGXCPU only fires past it too, so a
- * self-raised SIGXCPU stays SIGNALED), a file over file_bytes (SIGXFSZ:
- * OUTPUT_LIMIT, not a crash), then the exit itself.
+ * VERDICT. Decided on what the sandbox measured, never on how the program
+ * says it ended (any program can raise any signal or print any message).
+ * A reason the sandbox killed for wins over how the exit looked (the first
+ * reason recorded wins among them), with one exception below. Then
+ * memory: an OOM kill in the run, or a run that failed (a signal or a
+ * non-zero exit) after a charge at its limit failed even after reclaim,
+ * is MEMORY_LIMIT; the kernel reclaiming page cache at the limit is not
+ * a failure. Then CPU over the limit (a run that ended just past it before
+ * the watchdog looked is still over it; RLIMIT_CPU's SIGXCPU only fires
+ * past it too, so a self-raised SIGXCPU stays SIGNALED). Then SIGXFSZ with
+ * a file of the run at file_bytes in /box or /tmp: OUTPUT_LIMIT, not a
+ * crash (a self-raised SIGXFSZ with no such file stays SIGNALED). Then
+ * the exit itself.
+ *
+ * OUT OF CPU AT THE MEMORY LIMIT is MEMORY_LIMIT: a run over its CPU limit
+ * (killed for it, or ended past it) whose memory reached its limit, as the
+ * cgroup recorded (reclaim at the limit, or an OOM kill). Near the limit
+ * a runtime's CPU goes into the kernel reclaiming its own pages (its code
+ * and data evicted, read back, evicted again) before any OOM kill comes,
+ * so the CPU limit can end such a run first; how much of its CPU went into
+ * reclaim cannot be told apart, and the limit it did reach is memory's.
+ * Page cache counts here as the run's memory: a run that fills its limit
+ * with file pages and then runs out of CPU is MEMORY_LIMIT too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,8 +84,15 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* Creates the parents of `name` under /box, then the file, as the slot's
- * uid. The box is empty when a run starts (see sbx_run), so nothing is
+/* Creates the parents of `name` under /box (the slot's uid's, so that the
+ * run may add files beside), then the file. The file stays root's, mode
+ * 0644 or 0755: the run reads and executes it but cannot write it, nor
+ * chmod it. Its pages are charged to the caller, who wrote them, not to the
+ * run: written through a shared mapping they would be memory outside the
+ * run's limit. (The run may still unlink it and make its own file of that
+ * name, charged to itself.) Without root the file is the run's uid's and
+ * the limit is RLIMIT_AS, which counts a mapping of it like any other.
+ * The box is empty when a run starts (see sbx_run), so nothing is
  * ever opened that this placement did not make: the file is created
  * exclusively, no link is followed, and a directory found is one made for
  * an earlier file of the same spec. Paths come from the caller (the worker
@@ -89,12 +113,16 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
             close(dir);
             return sbx_fail(err, errlen, "file name \"%s\" leaves /box", shown);
         }
-        if (mkdirat(dir, part, 0755) == 0 && b->host->root)
-            fchownat(dir, part, b->uid, b->uid, AT_SYMLINK_NOFOLLOW);
-        int sub = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        close(dir);
-        if (sub < 0)
+        int sub = -1;
+        if ((mkdirat(dir, part, 0755) == 0 && b->host->root &&
+             fchownat(dir, part, b->uid, b->uid, AT_SYMLINK_NOFOLLOW) < 0) ||
+            (sub = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+            int e = errno;
+            close(dir);
+            errno = e;
             return sbx_fail_errno(err, errlen, "creating a directory for \"%s\"", shown);
+        }
+        close(dir);
         dir = sub;
         part = slash + 1;
     }
@@ -108,8 +136,6 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
     if (fd < 0)
         return sbx_fail_errno(err, errlen, "creating \"%s\" in /box", shown);
     int rc = write_all(fd, f->data, f->len);
-    if (rc == 0 && b->host->root)
-        rc = fchown(fd, b->uid, b->uid);
     if (rc == 0)
         rc = fchmod(fd, mode); /* exactly, whatever the umask */
     int e = errno;
@@ -233,7 +259,7 @@ fail_msg:
 
 /* ---- verdict --------------------------------------------------------- */
 
-static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool oom, bool mem_hit,
+static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, const cg_mem *m, bool file_full,
                    const sbx_limits *l)
 {
     int why = atomic_load(&st->reason);
@@ -241,6 +267,10 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
     r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
     r->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
     r->waiting_for_input = atomic_load(&st->waiting);
+    if (why == SBX_TIME_LIMIT && m->reclaimed) {
+        r->status = SBX_MEMORY_LIMIT; /* out of CPU at its memory limit */
+        return;
+    }
     if (why) {
         r->status = (sbx_status)why;
         return;
@@ -250,13 +280,13 @@ static void decide(sbx_result *r, const run_state *st, const zy_msg *exit, bool 
         r->status = SBX_OK;
         return;
     }
-    bool cpu_over = r->cpu_us > l->cpu_ms * 1000;
-    if (oom || (mem_hit && (r->signal || r->exit_code != 0)))
+    bool failed = r->signal || r->exit_code != 0;
+    if (m->oom_kill || (m->failed && failed))
         r->status = SBX_MEMORY_LIMIT;
-    else if (cpu_over)
-        r->status = SBX_TIME_LIMIT;
-    else if (r->signal == SIGXFSZ)
-        r->status = SBX_OUTPUT_LIMIT; /* a file over file_bytes */
+    else if (r->cpu_us > l->cpu_ms * 1000)
+        r->status = m->reclaimed ? SBX_MEMORY_LIMIT : SBX_TIME_LIMIT;
+    else if (r->signal == SIGXFSZ && file_full)
+        r->status = SBX_OUTPUT_LIMIT;
     else if (r->signal)
         r->status = SBX_SIGNALED;
     else if (r->exit_code != 0)
@@ -338,18 +368,24 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
         *rebuild = true;
     if (rc < 0 || erc < 0)
         return sandbox_error(r, rc < 0 ? err : kerr);
-    bool oom = false, mem_hit = false;
+    cg_mem mem = { 0 };
     if (b->has_cg) {
         uint64_t ns_used = 0;
         if (cg_slot_cpu_ns(&b->cg, &ns_used) < 0 ||
-            cg_slot_stats(&b->cg, exit.maxrss_kb * 1024, &r->memory_bytes, &oom, &mem_hit, err, sizeof err) < 0)
+            cg_slot_stats(&b->cg, exit.maxrss_kb * 1024, &mem, err, sizeof err) < 0)
             return sandbox_error(r, err[0] ? err : "reading the cgroup's accounting failed");
         r->cpu_us = ns_used / 1000;
+        r->memory_bytes = mem.peak;
     } else {
         r->cpu_us = exit.utime_us + exit.stime_us;
         r->memory_bytes = exit.maxrss_kb * 1024;
     }
-    decide(r, st, &exit, oom, mem_hit, st->limits);
+    /* Measured only for a death by SIGXFSZ (the run is over: its files
+     * are still in place until the wipe). */
+    bool file_full = WIFSIGNALED(exit.wstatus) && WTERMSIG(exit.wstatus) == SIGXFSZ &&
+                     (fl_file_at_limit(b->box_fd, st->limits->file_bytes, b->uid) ||
+                      fl_file_at_limit(b->tmp_fd, st->limits->file_bytes, b->uid));
+    decide(r, st, &exit, &mem, file_full, st->limits);
     if (box_run_cancelled(b))
         return sandbox_error(r, "run cancelled");
     if (cap[0].err || cap[1].err) {
@@ -365,6 +401,12 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     stdio io;
     if (make_stdio(b, spec, &io, r->error, sizeof r->error) < 0)
         return sandbox_error(r, r->error);
+    struct stat in;
+    if (fstat(io.give[0], &in) == 0 && S_ISFIFO(in.st_mode)) {
+        st->stdin_pipe = true; /* what waiting.c looks for */
+        st->stdin_dev = in.st_dev;
+        st->stdin_ino = in.st_ino;
+    }
     cap_stream cap[2] = {
         { .run = st, .stream = 1, .fd = io.read_out, .stop_fd = b->stop_fd, .cap = spec->limits.stdout_bytes },
         { .run = st, .stream = 2, .fd = io.read_err, .stop_fd = b->stop_fd, .cap = spec->limits.stderr_bytes },

@@ -36,12 +36,31 @@
  * /tmp are the host's; the cgroup's memory charge is cgroup.c's to
  * account.)
  *
+ * RESOURCES. Every byte a run can write in its box is charged to its own
+ * memory limit: the files placed for it are not writable by it (see
+ * sbx_file), and what it creates is its own. Concurrent runs each get an
+ * equal share of the CPU, whatever they fork (SBX_ISO_CG_CPU_SHARE). A
+ * run cannot flush the host's disks, drop its page cache, or signal
+ * another run through locks or watches on the system files every box
+ * shares (the seccomp policy answers those calls without running them).
+ * Each run's oom_score_adj is +1000, first to go under host-wide memory
+ * pressure; it is also the run's floor only where the caller holds
+ * CAP_SYS_RESOURCE (sbx_host_describe says when it does not).
+ *
  * Errors: functions that can fail return -1 and write one line into the
  * caller's `err` buffer (never exit, never abort). sbx_run always fills a
  * result; a failure of the sandbox itself is status SBX_SANDBOX_ERROR, never
- * blamed on the program, and the box recovers on the next run. A run killed
- * by the OOM killer, whichever of its processes or the zygote it took, is
- * MEMORY_LIMIT.
+ * blamed on the program, and the box recovers on the next run.
+ *
+ * VERDICTS are decided on what the sandbox measured, never on a signal or
+ * a message the program could make itself (run.c has the order). A run
+ * killed by the OOM killer, whichever of its processes or the zygote it
+ * took, is MEMORY_LIMIT; so is a failed run after a charge at its memory
+ * limit failed, and a run out of CPU time whose memory reached its limit
+ * (near the limit the CPU goes into reclaiming the run's own pages);
+ * page cache reclaimed at the limit alone makes no failure MEMORY_LIMIT.
+ * SIGXFSZ is OUTPUT_LIMIT only with a file of the run at file_bytes;
+ * waiting_for_input only when blocked on the run's own stdin pipe, empty.
  *
  * Memory: result buffers are owned by the result and are not malloc'd:
  * only sbx_result_free releases them. Each is the stream's cap of address
@@ -74,6 +93,13 @@ typedef struct sbx_limits {
  * 1 MiB, stderr 64 KiB, 64 processes, 64 MiB files, 64 open files. */
 void sbx_limits_default(sbx_limits *l);
 
+/* A file placed in /box before the run. It is root's, mode 0644 or 0755:
+ * the run reads and executes it, but cannot write it or change its mode
+ * (its pages are the caller's, not charged to the run: writable, they
+ * would be memory past the run's limit). The directories made for it are
+ * the run's, and /box too: the run may create files beside it, or unlink
+ * it and make one of that name, charged to itself. Without root every
+ * file is the caller's uid, the run's as well. */
 typedef struct sbx_file {
     const char *name; /* relative path under /box; parents are created */
     const void *data;
@@ -169,7 +195,9 @@ enum {
     SBX_ISO_RLIMITS      = 1u << 12,
     SBX_ISO_FDS          = 1u << 13, /* only fds 0, 1, 2 reach the program */
     SBX_ISO_CLEAN_ENV    = 1u << 14,
-    SBX_ISO_ALL          = (1u << 15) - 1,
+    SBX_ISO_CG_CPU_SHARE = 1u << 15, /* an equal CPU share per concurrent run,
+                                      * whatever it forks (a cpu cgroup weight) */
+    SBX_ISO_ALL          = (1u << 16) - 1,
 };
 /* Fills names[] with the names of the bits set ("pid_ns", ...), returns the
  * count (at most max). */
@@ -194,8 +222,9 @@ typedef struct sbx_result {
                                 * that talk to each other */
     uint64_t memory_bytes;     /* peak of the whole run */
     unsigned isolation;        /* SBX_ISO_* that held */
-    bool waiting_for_input;    /* at the wall limit, a process of the run was
-                                * blocked reading its stdin */
+    bool waiting_for_input;    /* at the wall limit, a thread of the run was
+                                * blocked reading its stdin (that pipe, under
+                                * any fd number), with nothing in it */
     bool ended_by_callback;    /* the interaction callback ended the run */
     char error[SBX_ERR_LEN];   /* one line for EXEC_ERROR and SANDBOX_ERROR */
     size_t stdout_map_, stderr_map_; /* private: the buffers' mappings */
@@ -229,7 +258,8 @@ void sbx_host_close(sbx_host *h);
  * error. Before the first box, namespaces are not counted. */
 unsigned sbx_host_isolation(const sbx_host *h);
 /* One line describing the host: cgroup version, namespaces (yes, no and
- * why, untried before the first box), what is missing and why. It changes
+ * why, untried before the first box), what is missing and why, and
+ * whether the runs' oom_score_adj is pinned (CAP_SYS_RESOURCE). It changes
  * once, when namespaces are decided: read it after the first box opened. */
 const char *sbx_host_describe(const sbx_host *h);
 /* What opening the host did to get a cgroup (cgroup v2: a transient scope

@@ -80,16 +80,17 @@ static void setup_identity(void)
  * /dev/null so that fds received later are never 0-2. */
 static void setup_fds(void)
 {
-    int keep[4] = { zy_cfg->sock, zy_cfg->procs_fd[0], zy_cfg->procs_fd[1], zy_cfg->procs_fd[2] };
-    for (int i = 0; i < 4; i++)
+    int keep[5] = { zy_cfg->sock, zy_cfg->procs_fd[0], zy_cfg->procs_fd[1], zy_cfg->procs_fd[2],
+                    zy_cfg->procs_fd[3] };
+    for (int i = 0; i < 5; i++)
         if (keep[i] >= 0 && (keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 100)) < 0)
             fail_step("moving fds");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (keep[i] >= 0 && dup3(keep[i], FD_SOCK + i, O_CLOEXEC) < 0)
             fail_step("moving fds");
-    if (syscall(SYS_close_range, FD_SOCK + 4, ~0U, 0) < 0)
+    if (syscall(SYS_close_range, FD_SOCK + 5, ~0U, 0) < 0)
         fail_step("close_range");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (keep[i] < 0)
             close(FD_SOCK + i);
     int null = open("/dev/null", O_RDWR);
@@ -99,7 +100,8 @@ static void setup_fds(void)
         close(null);
 }
 
-/* The zygote joins the slot's cgroup once, so that every run is born in it:
+/* The zygote joins the slot's cgroups once (v1: pids, cpuacct and, as a
+ * hierarchy of its own, cpu), so that every run is born in them:
  * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
  * can wait for an RCU grace period, once per run
  * otherwise. The zygote itself must never be the OOM killer's choice. On
@@ -110,7 +112,7 @@ static void setup_fds(void)
  * may. */
 static void setup_cgroup(void)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (zy_cfg->procs_fd[i] < 0 || (i == 0 && zy_join_memcg()))
             continue;
         if (write(FD_PROCS + i, "0", 1) != 1)

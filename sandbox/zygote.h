@@ -6,7 +6,7 @@
 #include "sandbox/internal.h"
 
 #define FD_SOCK 3   /* the socket to the caller, at a fixed number */
-#define FD_PROCS 4  /* 4, 5, 6: the slot's cgroup.procs (set-up only) */
+#define FD_PROCS 4  /* 4 to 7: the slot's cgroup.procs (set-up only) */
 
 /* The zygote's configuration, set once by zy_main. */
 extern const zy_config *zy_cfg;

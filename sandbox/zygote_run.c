@@ -150,6 +150,9 @@ static int child_main(void *arg)
     }
     if (setsid() < 0)
         child_fail("setsid");
+    /* Written while root: holding CAP_SYS_RESOURCE makes +1000 the
+     * floor as well (oom_score_adj_min), which the program cannot lower;
+     * without it, the floor stays the zygote's (host.c says so). */
     int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (oom < 0 || write(oom, "1000", 4) != 4)
         child_fail("raising oom_score_adj");

@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ $# -gt 0 ] || set -- build/tests/test_sandbox build/tests/test_sandbox_cgroup build/tests/test_sandbox_isolation build/tests/test_sandbox_io
+[ $# -gt 0 ] || set -- build/tests/test_sandbox build/tests/test_sandbox_cgroup build/tests/test_sandbox_isolation build/tests/test_sandbox_io build/tests/test_sandbox_concurrent
 [ -x "$vm/run.sh" ] || { echo "tests/vm.sh: no guest scripts in $vm (set GRADEQ_VM)" >&2; exit 2; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"

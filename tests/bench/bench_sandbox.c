@@ -215,10 +215,10 @@ static void cgroup_step(sbx_host *h, sbx_box *b, int n)
         plain[i] = child(-1, false);
         join[i] = v2 ? child(cg_slot_run_fd(&b->cg), false) : 0;
         born[i] = v2 ? child(cg_slot_run_fd(&b->cg), true) : 0;
-        uint64_t peak, ns;
-        bool oom, hit;
+        uint64_t ns;
+        cg_mem mem;
         t0 = now_us();
-        if (cg_slot_cpu_ns(&b->cg, &ns) < 0 || cg_slot_stats(&b->cg, 0, &peak, &oom, &hit, err, sizeof err) < 0 ||
+        if (cg_slot_cpu_ns(&b->cg, &ns) < 0 || cg_slot_stats(&b->cg, 0, &mem, err, sizeof err) < 0 ||
             (stat[i] = now_us() - t0, cg_slot_empty(&b->cg, err, sizeof err) < 0)) {
             fprintf(stderr, "bench: %s\n", err);
             exit(1);

@@ -21,9 +21,13 @@ for n in 1 2; do
         'echo "$err" | grep -q "warning: not fully isolated.*pid_ns.*cgroup_memory" && echo "$err" | grep -q "run as root for full isolation"'
 done
 out=$(as_nobody run --memory 64M -- /usr/bin/python3 -c 'x = [0] * (100 << 20)' 2>&1)
-check "an allocation refused at the address-space limit: MEMORY_LIMIT" 'echo "$out" | grep -q "gradeq: MEMORY_LIMIT"'
+check "an allocation refused at the address-space limit: what was measured, the limit named as a guess" \
+    'echo "$out" | grep -q "gradeq: RUNTIME_ERROR exit 1 .*: a guess: stderr says \"MemoryError\""'
+out=$(as_nobody run -- /bin/sh -c 'echo "Out of memory" >&2; exit 3' 2>&1)
+check "... which any program can print: never the verdict" \
+    'echo "$out" | grep -q "gradeq: RUNTIME_ERROR exit 3 .*a guess" && ! echo "$out" | grep -q MEMORY_LIMIT'
 out=$(as_nobody run -- /bin/sh -c 'echo "out of memory" >&2; exit 0' 2>&1)
-check "... but only for a failed run" 'echo "$out" | grep -q "gradeq: OK"'
+check "... and only for a failed run" 'echo "$out" | grep -q "gradeq: OK" && ! echo "$out" | grep -q "a guess"'
 out=$(as_nobody run --cpu-ms 300 --wall-ms 20000 -- /bin/sh -c 'while :; do :; done' 2>&1)
 check "CPU limit without a cgroup" 'echo "$out" | grep -q "gradeq: TIME_LIMIT"'
 out=$(as_nobody run --wall-ms 500 -- /bin/sleep 20 2>&1)

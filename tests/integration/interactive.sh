@@ -21,6 +21,9 @@ check "a silent solution: WALL_TIME_LIMIT, the waiting side named" \
 out=$(verdict --wall-ms 500 --interactor "$P/pingpong answer" -- /bin/sh -c 'read x')
 check "a deadlock: the program named as waiting" \
     'echo "$out" | grep -q "program was waiting for input"'
+out=$(verdict --wall-ms 500 --interactor "$P/pingpong answer" -- "$P/stdin_swap")
+check "a program blocked on a pipe of its own over stdin: not the interactor's silence" \
+    'echo "$out" | grep -q "^gradeq: WALL_TIME_LIMIT.*program did not answer"'
 check "a crashing interactor: INTERACTOR_ERROR" \
     'verdict --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right | grep -q "^gradeq: INTERACTOR_ERROR"'
 check "a flood at the interactor: its verdict, no hang" \

@@ -14,6 +14,26 @@ t=$("$B/gradeq" submit --wait 30 --json --transcript 64K --interactor "$P/guess_
 check "a job's transcript is capped by the worker's maximum" '[ "$t" -gt 0 ] && [ "$t" -le 1024 ]'
 kill -TERM $LAST_WORKER; wait $LAST_WORKER
 
+# A file placed in /box (a job's file, the compile step's output placed
+# for every test) was charged to the worker and writable by the run: mapped
+# shared, it served as memory past the run's limit. Placed files are
+# root's now; through gradeq run, gradeq grade and the worker, a 48 MiB
+# file under a 32 MiB limit is never used as memory.
+head -c 48M /dev/zero > "$T/data48"
+out=$("$B/gradeq" run --memory 32M --file data.bin="$T/data48" -- "$P/map_placed" data.bin 48 2>&1)
+check "gradeq run: a placed job file is not memory" \
+    'echo "$out" | grep -q "^open errno=EACCES chmod errno=EPERM" && echo "$out" | grep -q "^gradeq: RUNTIME_ERROR exit 1"'
+mkdir -p "$T/none"; : > "$T/none/1.in"; : > "$T/none/1.out"
+"$B/gradeq" grade --json --memory 32M --tests "$T/none" --compile "sh -c 'head -c 48M /dev/zero > data.bin'" \
+    -- "$P/map_placed" data.bin 48 > "$T/placed.json" 2>/dev/null
+st=$(python3 -c "import json,sys; d=json.load(open('$T/placed.json')); print(d['tests'][0]['status'])" 2>&1)
+check "gradeq grade: the compile step's output, placed for a test, is not memory" '[ "$st" = RUNTIME_ERROR ]'
+start_worker wp --threads 1
+st=$("$B/gradeq" submit --wait 30 --json --memory 32M --file data.bin="$T/data48" -- "$P/map_placed" data.bin 48 |
+     python3 -c "import json,sys,base64; d=json.load(sys.stdin); print(d['status'], base64.b64decode(d['stdout']).decode()[:36])")
+check "the worker: a placed job file is not memory" '[ "$st" = "RUNTIME_ERROR open errno=EACCES chmod errno=EPERM" ]'
+kill -TERM $LAST_WORKER; wait $LAST_WORKER
+
 # The worker logged its Redis URL, password included.
 rcli config set requirepass s3cret-pw-do-not-log >/dev/null
 "$B/gradeq-worker" --name wr --threads 1 --redis "unix://$SOCK?password=s3cret-pw-do-not-log" >"$T/wr.log" 2>&1 &

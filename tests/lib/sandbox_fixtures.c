@@ -7,9 +7,12 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tests/lib/files.h"
@@ -42,6 +45,65 @@ int sx_run_prog_in(sbx_box *b, const char *name, const char *const *args, const 
 int sx_run_prog(const char *name, const char *const *args, const sbx_limits *l, sbx_result *r)
 {
     return sx_run_prog_in(sx_box, name, args, l, NULL, 0, r);
+}
+
+static void *bg_main(void *arg)
+{
+    sx_bg *g = arg;
+    g->rc = sbx_run(g->box, &g->spec, &g->r);
+    return NULL;
+}
+
+void sx_bg_start(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l)
+{
+    memset(g, 0, sizeof *g);
+    size_t len;
+    g->box = b;
+    g->prog = tl_read_prog(name, &len);
+    if (!g->prog)
+        fail_msg("test program %s missing (build it with make)", name);
+    g->argv[0] = "./prog";
+    for (int i = 0; args && args[i] && i < 14; i++)
+        g->argv[i + 1] = args[i];
+    g->file = (sbx_file){ "prog", g->prog, len, true };
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+        fail_msg("pipe");
+    g->spec = (sbx_spec){ .argv = g->argv, .files = &g->file, .nfiles = 1, .use_stdin_fd = true,
+                          .stdin_fd = in[0], .use_stdout_fd = true, .stdout_fd = out[1] };
+    if (l)
+        g->spec.limits = *l;
+    else
+        sbx_limits_default(&g->spec.limits);
+    g->in = in[1];
+    g->out = fdopen(out[0], "r");
+    if (!g->out || pthread_create(&g->thread, NULL, bg_main, g) != 0)
+        fail_msg("starting a run beside the test");
+}
+
+void sx_bg_line(sx_bg *g, char *buf, size_t len)
+{
+    if (!fgets(buf, (int)len, g->out))
+        fail_msg("the run beside the test ended before its line");
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+void sx_bg_send(sx_bg *g, const char *line)
+{
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "%s\n", line);
+    if (n < 0 || (size_t)n >= sizeof buf || write(g->in, buf, (size_t)n) != n)
+        fail_msg("writing to the run beside the test");
+}
+
+void sx_bg_finish(sx_bg *g)
+{
+    if (g->in >= 0)
+        close(g->in);
+    g->in = -1;
+    pthread_join(g->thread, NULL);
+    fclose(g->out);
+    free(g->prog);
 }
 
 void sx_assert_status(const sbx_result *r, sbx_status want)

@@ -8,13 +8,13 @@
  * NAMEs: ptrace_traceme unshare_newuser mount chroot bpf perf_event_open
  * keyctl io_uring_setup userfaultfd setns clone_newnet kexec_load init_module
  * open_by_handle_at process_vm_readv vsock modify_ldt set_mempolicy mbind
- * migrate_pages move_pages personality f_setlease f_notify (24 lines), then
- * exits 0.
+ * migrate_pages move_pages personality f_setlease f_notify inotify af_alg
+ * (26 lines), then exits 0.
  * Every call is made harmless should it succeed (e.g. as root outside a
  * sandbox): mount first tries a private mount namespace, kexec_load asks for
  * more segments than the kernel accepts (root gets EINVAL, never an unload),
  * init_module passes an empty image.
- * Sandbox must report: OK, 24 lines, none of them ending in " ok". */
+ * Sandbox must report: OK, 26 lines, none of them ending in " ok". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/vm_sockets.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
@@ -192,6 +193,10 @@ static long do_notify(void)
     int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
     return fd < 0 ? -1 : fcntl(fd, F_NOTIFY, DN_CREATE);
 }
+/* An inotify instance (a watch on shared files would follow other runs) and
+ * the kernel crypto API: harmless here, closed at exit. */
+static long do_inotify(void) { return inotify_init1(IN_CLOEXEC); }
+static long do_af_alg(void) { return socket(AF_ALG, SOCK_SEQPACKET, 0); }
 
 static const struct {
     const char *name;
@@ -221,6 +226,8 @@ static const struct {
     {"personality", do_personality},
     {"f_setlease", do_setlease},
     {"f_notify", do_notify},
+    {"inotify", do_inotify},
+    {"af_alg", do_af_alg},
 };
 
 static void print_errno(const char *name, int e)

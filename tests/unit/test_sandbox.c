@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 static void hello_ok(void **state)
@@ -213,6 +214,38 @@ static void write_big_file_limit(void **state)
     sbx_result_free(&r);
 }
 
+/* SIGXFSZ the program sent itself, with no file of its own at the limit
+ * (a placed input over the limit does not count: the run did not write
+ * it): a crash, like a self-raised SIGXCPU. The kernel's own SIGXFSZ at
+ * the limit is OUTPUT_LIMIT, in /tmp as in /box. */
+static void self_sigxfsz_is_signaled(void **state)
+{
+    (void)state;
+    sbx_limits l;
+    sbx_limits_default(&l);
+    l.file_bytes = 1 << 20;
+    size_t len;
+    char *prog = tl_read_prog("xfsz", &len);
+    assert_non_null(prog);
+    char *input = calloc(1, 2 << 20);
+    assert_non_null(input);
+    sbx_file f[2] = { { "prog", prog, len, true }, { "input", input, 2 << 20, false } };
+    const char *argv[] = { "./prog", "raise", NULL };
+    sbx_spec s = { .argv = argv, .files = f, .nfiles = 2, .limits = l };
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_SIGNALED);
+    assert_int_equal(r.signal, SIGXFSZ);
+    sbx_result_free(&r);
+    const char *write_argv[] = { "/bin/sh", "-c", "cd /tmp && exec /box/prog write", NULL };
+    s.argv = write_argv;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OUTPUT_LIMIT);
+    sbx_result_free(&r);
+    free(prog);
+    free(input);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +262,7 @@ int main(void)
         cmocka_unit_test_setup(exit3_runtime_error, sx_test_setup),
         cmocka_unit_test_setup(missing_program_exec_error, sx_test_setup),
         cmocka_unit_test_setup(write_big_file_limit, sx_test_setup),
+        cmocka_unit_test_setup(self_sigxfsz_is_signaled, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

@@ -4,17 +4,22 @@
  * v1 subtracts the zygote's charge), a program that ran never reports 0
  * bytes, and memory the program parks in the kernel (loopback TCP queues)
  * is held to its limit; the clone3 that starts runs stays the zygote's
- * alone. Real runs of tests/progs in one box, back to back. */
+ * alone; a placed file cannot serve as memory; the memory verdict counts
+ * page cache reclaimed at the limit only when the run also ran out of CPU
+ * there. Real runs of tests/progs in one box, back to back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
+#include "tests/lib/host_file.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 static sbx_limits limit_mib(unsigned mib)
@@ -132,6 +137,84 @@ static void clone3_refused(void **state)
     sbx_result_free(&r);
 }
 
+/* A placed file is the caller's memory, not the run's: a 48 MiB input
+ * placed for a run limited to 32 MiB cannot be opened for writing (nor
+ * made writable) to be mapped shared and used as memory. */
+static void placed_file_is_not_memory(void **state)
+{
+    (void)state;
+    size_t len;
+    char *prog = tl_read_prog("map_placed", &len);
+    char *data = calloc(1, 48 << 20);
+    assert_non_null(prog);
+    assert_non_null(data);
+    sbx_file f[2] = { { "prog", prog, len, true }, { "data.bin", data, 48 << 20, false } };
+    const char *argv[] = { "./prog", "data.bin", "48", NULL };
+    sbx_spec s = { .argv = argv, .files = f, .nfiles = 2, .limits = limit_mib(32) };
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    if (memmem(r.stdout_buf, r.stdout_len, "used", 4))
+        fail_msg("a placed file served as memory past the limit: %s, %.*s", sbx_status_name(r.status),
+                 (int)r.stdout_len, r.stdout_buf);
+    sx_assert_status(&r, SBX_RUNTIME_ERROR);
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "open errno=EACCES chmod errno=EPERM", 35));
+    sbx_result_free(&r);
+    free(prog);
+    free(data);
+}
+
+/* A file of the host's disk, 64 MiB, out of the page cache: what a run
+ * reads of it is charged to the run. */
+static void evicted_host_file(tl_host_file *f)
+{
+    if (tl_host_file_make(f, 64 << 20) < 0 || tl_host_file_evict(f) < 0)
+        fail_msg("a file in /usr/local/share: %s", strerror(errno));
+}
+
+/* Page cache reclaimed at the limit is not an allocation that failed: a
+ * run that read 64 MiB of a file under a 32 MiB limit (its memory at the
+ * limit all along, the kernel reclaiming) and then exits 3 is a
+ * RUNTIME_ERROR. */
+static void page_cache_at_limit_is_not_out_of_memory(void **state)
+{
+    (void)state;
+    tl_host_file f;
+    evicted_host_file(&f);
+    sbx_limits l = limit_mib(32);
+    sbx_result r;
+    int rc = sx_run_prog("page_cache", (const char *[]){ f.path, "exit3", NULL }, &l, &r);
+    tl_host_file_remove(&f);
+    assert_int_equal(rc, 0);
+    sx_assert_status(&r, SBX_RUNTIME_ERROR);
+    assert_int_equal(r.exit_code, 3);
+    if (r.memory_bytes < (24u << 20))
+        fail_msg("peak %llu: the file's pages were not the run's, the check could not fail",
+                 (unsigned long long)r.memory_bytes);
+    sbx_result_free(&r);
+}
+
+/* A run thrashing at its memory limit (8 MiB of its own, then a 64 MiB
+ * file read through a mapping over and over under a 32 MiB limit: every
+ * pass evicts what the next needs) runs out of CPU before any OOM kill:
+ * MEMORY_LIMIT, the limit it reached, as run.c decides. A loop that never
+ * came near its memory limit stays TIME_LIMIT (test_sandbox.c). */
+static void out_of_cpu_at_memory_limit(void **state)
+{
+    (void)state;
+    tl_host_file f;
+    evicted_host_file(&f);
+    sbx_limits l = limit_mib(32);
+    l.cpu_ms = 300;
+    l.wall_ms = 60000;
+    sbx_result r;
+    int rc = sx_run_prog("page_cache", (const char *[]){ f.path, "spin", "8", NULL }, &l, &r);
+    tl_host_file_remove(&f);
+    assert_int_equal(rc, 0);
+    sx_assert_status(&r, SBX_MEMORY_LIMIT);
+    assert_true(r.cpu_us >= 300000);
+    sbx_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +224,9 @@ int main(void)
         cmocka_unit_test_setup(hello_never_zero, sx_test_setup),
         cmocka_unit_test_setup(tcp_buffers_held_to_limit, sx_test_setup),
         cmocka_unit_test_setup(clone3_refused, sx_test_setup),
+        cmocka_unit_test_setup(placed_file_is_not_memory, sx_test_setup),
+        cmocka_unit_test_setup(page_cache_at_limit_is_not_out_of_memory, sx_test_setup),
+        cmocka_unit_test_setup(out_of_cpu_at_memory_limit, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 typedef struct par {
@@ -213,6 +214,41 @@ static void slow_callback_not_charged(void **state)
     sbx_result_free(&r);
 }
 
+/* NAME run with a stdin pipe the test keeps open and never writes, until
+ * its 500 ms wall limit. */
+static void run_on_silent_pipe(const char *name, sbx_result *r)
+{
+    size_t len;
+    char *prog = tl_read_prog(name, &len);
+    assert_non_null(prog);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    sbx_file f = { "prog", prog, len, true };
+    const char *argv[] = { "./prog", NULL };
+    sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1, .use_stdin_fd = true, .stdin_fd = p[0] };
+    sbx_limits_default(&s.limits);
+    s.limits.wall_ms = 500;
+    assert_int_equal(sbx_run(sx_box, &s, r), 0);
+    close(p[1]);
+    free(prog);
+    sx_assert_status(r, SBX_WALL_TIME_LIMIT);
+}
+
+/* "Waiting for input" means blocked on the run's own stdin, with nothing
+ * in it: cat is; a program blocked on a pipe of its own put over fd 0 is
+ * waiting for nobody, and must not be able to say the judge never sent. */
+static void waiting_means_on_its_stdin(void **state)
+{
+    (void)state;
+    sbx_result r;
+    run_on_silent_pipe("cat", &r);
+    assert_true(r.waiting_for_input);
+    sbx_result_free(&r);
+    run_on_silent_pipe("stdin_swap", &r);
+    assert_false(r.waiting_for_input);
+    sbx_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +259,7 @@ int main(void)
         cmocka_unit_test_setup(callback_drives_repl, sx_test_setup),
         cmocka_unit_test_setup(callback_ends_run, sx_test_setup),
         cmocka_unit_test_setup(slow_callback_not_charged, sx_test_setup),
+        cmocka_unit_test_setup(waiting_means_on_its_stdin, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

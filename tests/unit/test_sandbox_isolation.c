@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <linux/capability.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -15,10 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/host_file.h"
 #include "tests/lib/sandbox_fixtures.h"
+
+/* Whether this process holds the capability (effective). */
+static bool has_cap(int cap)
+{
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    return syscall(SYS_capget, &hdr, data) == 0 && (data[cap / 32].effective & (1u << (cap % 32)));
+}
 
 static void forkbomb_contained(void **state)
 {
@@ -125,7 +138,78 @@ static void syscalls_denied(void **state)
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"), lines++)
         if (strlen(line) >= 3 && strcmp(line + strlen(line) - 3, " ok") == 0)
             fail_msg("allowed in the sandbox: %s", line);
-    assert_int_equal(lines, 24);
+    assert_int_equal(lines, 26);
+    free(out);
+    /* The answers chosen so that programs cope (policy.c says why). */
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "inotify errno=ENOSYS\n", 21));
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "af_alg errno=EAFNOSUPPORT\n", 26));
+    assert_non_null(memmem(r.stdout_buf, r.stdout_len, "vsock errno=EAFNOSUPPORT\n", 25));
+    sbx_result_free(&r);
+}
+
+/* A run cannot make the host flush its disks or drop its page cache: each
+ * call, made on a file of the host's disk (dirty, rewritten before each
+ * run), answers 0 to the program and leaves the file's dirty pages dirty,
+ * its cached pages cached. */
+static void host_disks_and_cache_untouched(void **state)
+{
+    (void)state;
+    static const char *const calls[] = { "sync", "syncfs", "fsync", "fdatasync", "sync_file_range", "fadvise" };
+    tl_host_file f;
+    if (tl_host_file_make(&f, 1 << 20) < 0)
+        fail_msg("a file in /usr/local/share: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        assert_int_equal(tl_host_file_dirty(&f), 0);
+        long dirty = tl_host_file_pages(&f, 1);
+        if (dirty < 1)
+            fail_msg("the file was not left dirty (%ld pages): the check could not fail", dirty);
+        sbx_result r;
+        assert_int_equal(sx_run_prog("host_cache", (const char *[]){ f.path, calls[i], NULL }, NULL, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        char want[64];
+        snprintf(want, sizeof want, "%s=0\n", calls[i]);
+        if (r.stdout_len != strlen(want) || memcmp(r.stdout_buf, want, r.stdout_len) != 0)
+            fail_msg("%s: %.*s", calls[i], (int)r.stdout_len, r.stdout_buf);
+        sbx_result_free(&r);
+        long after = tl_host_file_pages(&f, 1), cached = tl_host_file_pages(&f, 0);
+        if (after < dirty || cached < (long)(f.bytes / 4096))
+            fail_msg("%s in a box: %ld dirty pages of %ld left, %ld cached", calls[i], after, dirty, cached);
+    }
+    tl_host_file_remove(&f);
+}
+
+/* The sandbox sets the run's oom_score_adj to +1000, first to go under
+ * host-wide memory pressure. Written with CAP_SYS_RESOURCE that is also its
+ * floor; without the capability (many containers) a run can lower it, to
+ * the floor the worker itself has and no further, and the host
+ * description says so. */
+static void oom_score_adj_floor(void **state)
+{
+    (void)state;
+    sbx_result r;
+    assert_int_equal(sx_run_prog("oom_adj", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    char *out = strndup(r.stdout_buf, r.stdout_len);
+    assert_non_null(strstr(out, "start=1000\n"));
+    bool pinned = !strstr(sbx_host_describe(sx_host), "oom_score_adj +1000 not pinned");
+    if (has_cap(CAP_SYS_RESOURCE)) {
+        assert_true(pinned);
+        if (!strstr(out, "999=EACCES 0=EACCES -1000=EACCES\nend=1000\n"))
+            fail_msg("with CAP_SYS_RESOURCE the run lowered its oom_score_adj: %s", out);
+    } else {
+        assert_false(pinned);
+        /* What this process (the worker) may do, the run may: no more. */
+        pid_t p = fork();
+        if (p == 0) {
+            FILE *w = fopen("/proc/self/oom_score_adj", "w");
+            _exit(w && fputs("-1000", w) >= 0 && fclose(w) == 0 ? 0 : 1);
+        }
+        int st;
+        assert_int_equal(waitpid(p, &st, 0), p);
+        bool worker_can = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!worker_can && !strstr(out, "-1000=EACCES"))
+            fail_msg("the run went below the worker's own floor: %s", out);
+    }
     free(out);
     sbx_result_free(&r);
 }
@@ -195,6 +279,8 @@ int main(void)
         cmocka_unit_test_setup(shadow_unreadable, sx_test_setup),
         cmocka_unit_test_setup(kill_all_caller_survives, sx_test_setup),
         cmocka_unit_test_setup(syscalls_denied, sx_test_setup),
+        cmocka_unit_test_setup(host_disks_and_cache_untouched, sx_test_setup),
+        cmocka_unit_test_setup(oom_score_adj_floor, sx_test_setup),
         cmocka_unit_test_setup(identity_and_privileges, sx_test_setup),
         cmocka_unit_test_setup(only_std_fds_and_clean_env, sx_test_setup),
         cmocka_unit_test_setup(files_wiped_between_runs, sx_test_setup),

@@ -39,19 +39,22 @@ static void warn_isolation(const sbx_host *host)
 
 /* Without a memory cgroup the memory limit is an address-space rlimit: a
  * program over it sees an allocation fail and usually dies its own way
- * (Python's MemoryError, C++'s bad_alloc, an abort). As far as that can be
- * told, from what the runtimes print, the verdict says MEMORY_LIMIT. */
-static void memory_limit_by_rlimit(sbx_result *r)
+ * (Python's MemoryError, C++'s bad_alloc, an abort), and nothing the
+ * sandbox measures tells that apart from any other failure. The status
+ * stays what was measured; when stderr names a memory failure the result
+ * says, as a guess and in so many words, that this may be the limit (any
+ * program can print those words). */
+static void memory_limit_guess(sbx_result *r)
 {
     static const char *const marks[] = { "MemoryError", "std::bad_alloc", "Cannot allocate memory",
                                          "out of memory", "Out of memory" };
-    if ((r->isolation & SBX_ISO_CG_MEMORY) || (r->status != SBX_RUNTIME_ERROR && r->status != SBX_SIGNALED))
+    if ((r->isolation & SBX_ISO_CG_MEMORY) || (r->status != SBX_RUNTIME_ERROR && r->status != SBX_SIGNALED) ||
+        r->error[0])
         return;
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
         if (r->stderr_buf && memmem(r->stderr_buf, r->stderr_len, marks[i], strlen(marks[i]))) {
-            r->status = SBX_MEMORY_LIMIT;
-            snprintf(r->error, sizeof r->error, "an allocation failed at the address-space limit (no memory "
-                                                "cgroup: told from the program's stderr)");
+            snprintf(r->error, sizeof r->error, "a guess: stderr says \"%s\"; perhaps an allocation refused at "
+                                                "the memory limit (no memory cgroup here: not measured)", marks[i]);
             return;
         }
 }
@@ -133,7 +136,7 @@ int wk_cmd_run(int argc, char **argv)
         rc = run_pair(host, box, &c, &w, names);
     } else {
         rc = sbx_run(box, &c.spec, &r);
-        memory_limit_by_rlimit(&r);
+        memory_limit_guess(&r);
         wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
         c.json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
         sbx_result_free(&r);

@@ -13,7 +13,7 @@ import threading
 
 SONAME = "libgradeq.so.1"
 ERR_LEN = 256
-ISO_ALL = (1 << 15) - 1
+ISO_ALL = (1 << 16) - 1
 
 STATUS_NAMES = ("OK", "RUNTIME_ERROR", "SIGNALED", "TIME_LIMIT", "WALL_TIME_LIMIT",
                 "MEMORY_LIMIT", "OUTPUT_LIMIT", "EXEC_ERROR", "SANDBOX_ERROR")

@@ -1,0 +1,111 @@
+/* test_sandbox_concurrent.c -- what one run can do to another running at
+ * the same time in another box: take its CPU by multiplying scheduler
+ * shares (64 sessions, each an autogroup of its own), or signal it through
+ * locks on the system files every box shares. Each pair runs for real,
+ * side by side, the first one's readiness read from its stdout. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sandbox/sandbox.h"
+#include "tests/lib/sandbox_fixtures.h"
+
+static sbx_box *other_box(void)
+{
+    sbx_box *b;
+    char err[SBX_ERR_LEN];
+    if (sbx_box_open(sx_host, &b, err, sizeof err) < 0)
+        fail_msg("second box: %s", err);
+    return b;
+}
+
+/* The CPU a run has used so far, as the hog reports it. */
+static long hog_cpu_ms(sx_bg *hog)
+{
+    char line[64];
+    long ms = -1;
+    sx_bg_send(hog, "?");
+    sx_bg_line(hog, line, sizeof line);
+    if (sscanf(line, "cpu_ms=%ld", &ms) != 1 || ms < 0)
+        fail_msg("the hog said \"%s\"", line);
+    return ms;
+}
+
+/* 63 processes, each in a session of its own, spin in one box while a job
+ * of 300 ms of CPU runs in another: the job gets about as much CPU as the
+ * 63 together over the same time (equal weights per run), not 1/64 of it
+ * (a weight per autogroup). Measured against the hog's own CPU over the
+ * job's run, so that whatever else the machine runs weighs on both; the
+ * bound, a quarter, only catches the share per session. */
+static void setsid_sessions_take_no_more_than_a_share(void **state)
+{
+    (void)state;
+    sbx_box *hogbox = other_box();
+    sbx_limits hl;
+    sbx_limits_default(&hl);
+    hl.cpu_ms = 600000;
+    hl.wall_ms = 100000;
+    sx_bg hog;
+    sx_bg_start(&hog, hogbox, "setsid_hog", (const char *[]){ "63", NULL }, &hl);
+    char line[64];
+    sx_bg_line(&hog, line, sizeof line);
+    assert_string_equal(line, "ready 63");
+    sbx_limits vl;
+    sbx_limits_default(&vl);
+    vl.cpu_ms = 10000;
+    vl.wall_ms = 60000;
+    sbx_result r;
+    long before = hog_cpu_ms(&hog);
+    int rc = sx_run_prog("spin_cpu", (const char *[]){ "300", NULL }, &vl, &r);
+    long hog_ms = hog_cpu_ms(&hog) - before;
+    sx_bg_finish(&hog);
+    sx_assert_status(&hog.r, SBX_OK);
+    sbx_result_free(&hog.r);
+    sbx_box_close(hogbox);
+    assert_int_equal(rc, 0);
+    sx_assert_status(&r, SBX_OK);
+    double ratio = (double)r.cpu_us / 1000.0 / (double)(hog_ms > 0 ? hog_ms : 1);
+    if (r.cpu_us < 300000 || ratio < 0.25)
+        fail_msg("beside 63 sessions the job got %llu us of CPU in %llu us while they got %ld ms: %.3f of theirs",
+                 (unsigned long long)r.cpu_us, (unsigned long long)r.wall_us, hog_ms, ratio);
+    sbx_result_free(&r);
+}
+
+/* One run holds flock, POSIX and OFD locks on a system file; a run in
+ * another box sees none of them, and each call still succeeds for the
+ * program that makes it. */
+static void locks_on_shared_files_signal_nothing(void **state)
+{
+    (void)state;
+    sbx_box *b2 = other_box();
+    sx_bg holder;
+    sx_bg_start(&holder, b2, "locks", (const char *[]){ "hold", "/etc/passwd", NULL }, NULL);
+    char line[128];
+    sx_bg_line(&holder, line, sizeof line);
+    sbx_result r;
+    int rc = sx_run_prog("locks", (const char *[]){ "probe", "/etc/passwd", NULL }, NULL, &r);
+    sx_bg_finish(&holder);
+    sx_assert_status(&holder.r, SBX_OK);
+    sbx_result_free(&holder.r);
+    sbx_box_close(b2);
+    assert_string_equal(line, "held flock=ok posix=ok ofd=ok");
+    assert_int_equal(rc, 0);
+    sx_assert_status(&r, SBX_OK);
+    const char want[] = "probe flock=ok posix=unlocked ofd=unlocked\n";
+    if (r.stdout_len != sizeof want - 1 || memcmp(r.stdout_buf, want, sizeof want - 1) != 0)
+        fail_msg("the probe saw the other run's locks: %.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(setsid_sessions_take_no_more_than_a_share, sx_test_setup),
+        cmocka_unit_test_setup(locks_on_shared_files_signal_nothing, sx_test_setup),
+    };
+    return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
+}
