@@ -15,7 +15,8 @@
  *   env               map name -> value; name non-empty, no '=' or NUL;
  *                     value no NUL
  *   limits            map, any of q_limit_names -> non-negative integer
- *                     (or a float with a whole value)
+ *                     (or a float with a whole value); positive for those
+ *                     of Q_LIM_POSITIVE
  *   network           bool, default false
  *   interactor        map with argv (required), files and limits, checked
  *                     as the job's
@@ -64,6 +65,14 @@ enum {
     Q_LIM_OPEN_FILES,
     Q_LIM_COUNT
 };
+
+/* The limits that cannot be 0 (no program runs without CPU time, memory,
+ * a process or a file descriptor): a 0 there is refused when decoding, so a
+ * job never fails at its first run of a test, its compile step, its checker
+ * or its interactor. A wall_ms of 0 means three times cpu_ms; 0 output or
+ * file bytes is a program that may write nothing. */
+#define Q_LIM_POSITIVE ((1u << Q_LIM_CPU_MS) | (1u << Q_LIM_MEMORY_BYTES) | (1u << Q_LIM_PROCESSES) | \
+                        (1u << Q_LIM_OPEN_FILES))
 
 /* "cpu_ms", "wall_ms", ... in the order of the Q_LIM_ constants. */
 extern const char *const q_limit_names[Q_LIM_COUNT];

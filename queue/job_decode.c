@@ -120,6 +120,8 @@ int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_
             return DFAIL(d, "%slimits.%s: duplicate key", pre, q_limit_names[li]);
         if (q_whole_number(&kv->val, &pg->limits[li]) < 0)
             return DFAIL(d, "%slimits.%s: not a non-negative integer", pre, q_limit_names[li]);
+        if (!pg->limits[li] && (Q_LIM_POSITIVE & (1u << li)))
+            return DFAIL(d, "%slimits.%s: 0, must be positive", pre, q_limit_names[li]);
         pg->limits_present |= 1u << li;
     }
     return 0;

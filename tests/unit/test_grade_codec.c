@@ -235,6 +235,17 @@ static const struct tc_bad bad[] = {
     { "{id: 'g', tests: [{}], language: 'c c', source: 'x'}",
       "language: \"c c\": byte 1 is not a visible ASCII character", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], tests: [{}]}", "job: duplicate key \"tests\"", "g" },
+    /* Every limit of every program is checked before anything runs. */
+    { "{id: 'g', argv: ['a'], tests: [{}, {limits: {cpu_ms: 0}}]}",
+      "tests[1].limits.cpu_ms: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{limits: {open_files: 0}}]}",
+      "tests[0].limits.open_files: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], compile: {argv: ['gcc'], limits: {memory_bytes: 0}}}",
+      "compile.limits.memory_bytes: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], checker: {argv: ['c'], limits: {processes: 0}}}",
+      "checker.limits.processes: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], interactor: {argv: ['i'], limits: {cpu_ms: 0}}}",
+      "interactor.limits.cpu_ms: 0, must be positive", "g" },
 };
 
 static void test_bad_combinations(void **state)

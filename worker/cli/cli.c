@@ -12,6 +12,7 @@
 
 #include "queue/redis.h"
 #include "worker/cli/cli.h"
+#include "worker/common/convert.h"
 #include "worker/engine/languages.h"
 
 const char wk_cli_run_help[] =
@@ -190,6 +191,23 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
     return 0;
 }
 
+/* The limits a run gets, the interactor's too: a usage error naming the
+ * flag, never a sandbox error after the run was set up. */
+static int check_limits(const wk_cli_run *c, char *err, size_t errlen)
+{
+    static const char *const flags[WK_LIM_COUNT] = { "--cpu-ms", "--wall-ms", "--memory", "--stdout-max",
+                                                     "--stderr-max", "--processes", "--file-max", "--open-files" };
+    char why[96];
+    sbx_limits il;
+    wk_cli_interactor_limits(c, &il);
+    int i = wk_limits_refused(&c->spec.limits, why, sizeof why);
+    if (i >= 0)
+        return snprintf(err, errlen, "%s: %s", flags[i], why), -1;
+    if (c->has_interactor && (i = wk_limits_refused(&il, why, sizeof why)) >= 0)
+        return snprintf(err, errlen, "--interactor-%s: %s", flags[i] + 2, why), -1;
+    return 0;
+}
+
 /* System directories are visible in the box; anything else is copied in. */
 static bool visible_in_box(const char *real)
 {
@@ -242,7 +260,7 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;
     c->spec.limits = c->limits;
-    return 0;
+    return check_limits(c, err, errlen);
 }
 
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)

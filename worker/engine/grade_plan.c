@@ -92,7 +92,7 @@ static int checker(const q_prog *c, const sbx_limits *max, wk_grade_plan *p, wk_
 }
 
 int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limits *max, size_t test_output_max,
-                           wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen)
+                           size_t output_max, wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen)
 {
     const q_grade *g = j->grade;
     const wk_lang *lang = NULL;
@@ -143,6 +143,7 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
     }
     p->g = g;
     p->test_output_max = test_output_max;
+    p->output_max = output_max;
     return g->checker == Q_CHECK_PROGRAM ? checker(&g->checker_prog, max, p, st, err, errlen) : 0;
 }
 
