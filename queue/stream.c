@@ -1,5 +1,5 @@
 /* stream.c -- the gradeq job protocol on Redis Streams, a worker's side:
- * fetch, claim, touch, publish, dead (see stream.h). Submitting and
+ * fetch, claim, touch, publish, dead, release (see stream.h). Submitting and
  * waiting are in stream_client.c, the worker registry in stream_workers.c,
  * the gauges in stream_stats.c.
  *
@@ -187,6 +187,21 @@ static const q_script script_touch = {
     "  out[#out + 1] = owned\n"
     "end\n"
     "return out\n",
+};
+
+/* Hands an entry the consumer still owns back, uncounted: XCLAIM to
+ * itself with RETRYCOUNT one less (JUSTID would not count it either way)
+ * and IDLE ARGV[3], so a claim takes it at once and counts it back.
+ * Reply: 1 done, 0 not owned. */
+static const q_script script_release = {
+    "release",
+    "local jobs, consumer, entry = KEYS[1], ARGV[1], ARGV[2]\n"
+    "local p = redis.call('XPENDING', jobs, 'workers', entry, entry, 1, consumer)\n"
+    "if #p == 0 then return 0 end\n"
+    "local n = p[1][4] - 1\n"
+    "if n < 0 then n = 0 end\n"
+    "redis.call('XCLAIM', jobs, 'workers', consumer, 0, entry, 'IDLE', ARGV[3], 'RETRYCOUNT', n, 'JUSTID')\n"
+    "return 1\n",
 };
 
 /* ---------------------------------------------------------- validation */
@@ -537,4 +552,22 @@ int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entr
         deliver_args(&a, d->result);
     return verdict(q_eval(c, &script_dead, d->result ? 6 : 3, &a, err, errlen), "dead", err,
                    errlen);
+}
+
+int q_release(q_conn *c, const char *prefix, const char *consumer, const char *entry_id, long long idle_ms,
+              char *err, size_t errlen)
+{
+    if (check_owner(prefix, consumer, entry_id, err, errlen) < 0)
+        return -1;
+    if (idle_ms < 0)
+        return q_fail(err, errlen, "queue: idle_ms must be >= 0");
+    char jobs[Q_KEY_MAX];
+    q_mkkey(jobs, prefix, "jobs", NULL);
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, jobs);
+    q_args_str(&a, consumer);
+    q_args_str(&a, entry_id);
+    q_args_ll(&a, idle_ms);
+    return verdict(q_eval(c, &script_release, 1, &a, err, errlen), "release", err, errlen);
 }

@@ -228,6 +228,38 @@ static void test_claim_only_idle_and_walks_pel(void **state)
     q_conn_close(c);
 }
 
+/* A drained worker hands its entry back: another worker claims it at
+ * once, and the delivery count is what it was before the drained one took
+ * it, however many drains it goes through. Only the owner can. */
+static void test_release_hands_back_uncounted(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "", owner[Q_NAME_MAX + 1];
+    q_entry e;
+    sf_submit_fetch(c, P, "x", 1, "A", &e);
+    char id[Q_ID_LEN];
+    memcpy(id, e.id, sizeof id);
+    q_entry_free(&e);
+    assert_int_equal(q_release(c, P, "B", id, 30000, err, sizeof err), 0); /* not B's */
+    assert_int_equal(delivery_count(c, id, owner), 1);
+    const char *who = "A";
+    for (int drain = 0; drain < 5; drain++) {
+        assert_int_equal(q_release(c, P, who, id, 30000, err, sizeof err), 1);
+        assert_int_equal(delivery_count(c, id, owner), 0);
+        q_cursor cur = { "" };
+        const char *next = drain % 2 ? "A" : "B";
+        assert_int_equal(q_claim(c, P, next, 30000, &cur, 0, &e, err, sizeof err), 1);
+        assert_string_equal(e.id, id);
+        assert_int_equal(e.attempt, 1); /* as on its first delivery */
+        q_entry_free(&e);
+        who = next;
+    }
+    assert_int_equal(delivery_count(c, id, owner), 1);
+    assert_string_equal(owner, who);
+    q_conn_close(c);
+}
+
 static void test_touch_keeps_entry(void **state)
 {
     (void)state;
@@ -543,6 +575,7 @@ int main(void)
         T(test_fetch_publish_round_trip),
         T(test_publish_after_losing_entry_writes_nothing),
         T(test_claim_only_idle_and_walks_pel),
+        T(test_release_hands_back_uncounted),
         T(test_touch_keeps_entry),
         T(test_dead_letter),
         T(test_oversized_job_cut),
