@@ -22,6 +22,9 @@ check "2: a malformed URL, each client command" \
 check "2: a usage error is one line and a hint" '[ "$("$G" run --bogus -- x 2>&1 | wc -l)" = 2 ] && "$G" run --bogus -- x 2>&1 | grep -q "Try .gradeq run --help."'
 check "2: a limit the sandbox would refuse (run, grade, submit), naming the flag" \
     '[ "$(code "$G" run --cpu-ms 0 -- /bin/true)$(code "$G" run --wall-ms 99999999999 -- /bin/true)$(code "$G" grade --tests "$T" --memory 0 -- /bin/true)$(code "$G" submit --redis "$NOWHERE" --open-files 0 -- /bin/true)" = 2222 ] && "$G" run --cpu-ms 0 -- /bin/true 2>&1 | grep -q "cpu-ms: 0, must be positive"'
+A100K=$(head -c 100000 /dev/zero | tr '\0' a)
+check "2: PROGRAM ARGS over what the sandbox execs (was SANDBOX_ERROR, exit 3)" \
+    '[ "$(code "$G" run -- /bin/echo "$A100K" "$A100K" "$A100K")" = 2 ]'
 check "2: the worker, a malformed URL (the unit does not restart it)" '[ "$(code "$B/gradeq-worker" --redis http://x)" = 2 ]'
 check "2: the worker, a bad option" '[ "$(code "$B/gradeq-worker" --threads many)" = 2 ]'
 check "2: the worker, --metrics-addr \"[:9100\" (it crashed), with a message" \

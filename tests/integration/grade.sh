@@ -209,6 +209,7 @@ raw_result clash1 '{"id":"clash1","argv":["sh","-c","cat data d"],"compile":{"ar
 check "a test's files displace what the compile step left in their way" 'grep -aq passed "$T/clash1.res" && ! grep -aqE "SANDBOX_ERROR|WRONG_ANSWER|RUNTIME_ERROR" "$T/clash1.res"'
 check "BAD_JOB: a test's own cpu_ms of 0, before any test ran (not SANDBOX_ERROR after them)" 'bad_job b6 "{\"id\":\"b6\",\"argv\":[\"cat\"],\"tests\":[{},{\"limits\":{\"cpu_ms\":0}}]}" "tests[1].limits.cpu_ms: 0, must be positive"'
 check "BAD_JOB: a compile step's memory_bytes of 0" 'bad_job b7 "{\"id\":\"b7\",\"argv\":[\"cat\"],\"tests\":[{}],\"compile\":{\"argv\":[\"true\"],\"limits\":{\"memory_bytes\":0}}}" "compile.limits.memory_bytes: 0, must be positive"'
+check "BAD_JOB: the compile argv and the job's env, each fitting alone, not together" 'bad_job b8 "{\"id\":\"b8\",\"argv\":[\"cat\"],\"tests\":[{}],\"env\":{\"A\":\"v\"*61439,\"B\":\"v\"*61439},\"compile\":{\"argv\":[\"a\"*71679,\"a\"*71679]}}" "compile.argv and env: "'
 check "BAD_JOB: a checker file named input" 'bad_job b5 "{\"id\":\"b5\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":{\"argv\":[\"true\"],\"files\":{\"input\":\"x\"}}}" "checker.files: a file clashes with \"input\""'
 
 # A compile step allowed the worker's largest outputs, filling them: the

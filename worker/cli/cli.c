@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "queue/job.h"
 #include "queue/redis.h"
 #include "worker/cli/cli.h"
 #include "worker/common/convert.h"
@@ -260,6 +261,15 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;
     c->spec.limits = c->limits;
+    /* What execve and the sandbox take, as a job's are checked. */
+    for (int k = 0; c->argv[k]; k++)
+        if (strlen(c->argv[k]) >= Q_EXEC_STRING_MAX)
+            return snprintf(err, errlen, "argument %d: %zu bytes, more than execve takes (%u)", k,
+                            strlen(c->argv[k]), Q_EXEC_STRING_MAX - 1), -1;
+    size_t n = q_exec_bytes((const char *const *)c->argv, NULL, NULL);
+    if (n > Q_EXEC_BYTES_MAX)
+        return snprintf(err, errlen, "PROGRAM ARGS: %zu bytes with the environment, more than the sandbox takes (%u)",
+                        n, Q_EXEC_BYTES_MAX), -1;
     return check_limits(c, err, errlen);
 }
 

@@ -13,6 +13,14 @@
 #include "worker/engine/grade_files.h"
 #include "worker/engine/grade_plan.h"
 
+/* What runs is what the decoder checked (job.h's Q_EXEC_ rules), but for a
+ * language preset's commands, which run with the job's env: a command is
+ * at most its buffer, and with an env within Q_EXEC_BYTES_MAX it still
+ * fits the sandbox, so no job is refused there. */
+_Static_assert(Q_EXEC_BYTES_MAX + sizeof(((wk_lang *)0)->compile_buf) <= SBX_EXEC_BYTES_MAX &&
+                   sizeof(((wk_lang *)0)->run_buf) == sizeof(((wk_lang *)0)->compile_buf),
+               "a preset's command with a job's env fits the sandbox's exec request");
+
 static uint64_t *lim(sbx_limits *l, int i)
 {
     return (uint64_t *)(void *)l + i;
