@@ -83,6 +83,10 @@ enum {
  * preset's commands). */
 size_t q_exec_bytes(const char *const *argv, const char *const *extra, const char *const *env);
 
+/* NULL when p[0..n) may name a file under /box (the rules of `files`
+ * above), else why not ("absolute path escapes /box", ...). */
+const char *q_path_problem(const char *p, size_t n);
+
 /* "cpu_ms", "wall_ms", ... in the order of the Q_LIM_ constants. */
 extern const char *const q_limit_names[Q_LIM_COUNT];
 

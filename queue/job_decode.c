@@ -292,12 +292,24 @@ int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char 
     return decode_prog(v, pre, pg, true, d) < 0 ? -1 : check_exec_size(pre, pg->argv, NULL, NULL, d);
 }
 
+/* The worker places the job's stdin as the interactor's file `input`: a
+ * file of the interactor's own there (or under it) is one or the other.
+ * Without stdin the interactor's own `input` is its input. */
 static int decode_interactor(const msgpack_object *o, q_job *j, q_job_dec *d)
 {
+    char q[Q_QUOTE_LEN];
     if (!o)
         return 0;
     j->has_interactor = o->type == MSGPACK_OBJECT_MAP;
-    return q_job_decode_prog_map(o, "interactor", "interactor.", &j->interactor, d);
+    if (q_job_decode_prog_map(o, "interactor", "interactor.", &j->interactor, d) < 0)
+        return -1;
+    for (size_t i = 0; j->has_stdin && i < j->interactor.nfiles; i++) {
+        const char *n = j->interactor.files[i].name;
+        if (strcmp(n, "input") == 0 || strncmp(n, "input/", 6) == 0)
+            return DFAIL(d, "interactor.files[%s]: the job's stdin is placed at \"input\" (give one or the other)",
+                         q_quote(q, n, strlen(n)));
+    }
+    return 0;
 }
 
 static int decode_scalars(const msgpack_object *const *v, q_job *j, q_job_dec *d)

@@ -14,6 +14,7 @@
 #include "queue/redis.h"
 #include "worker/cli/cli.h"
 #include "worker/common/convert.h"
+#include "worker/engine/grade_files.h"
 #include "worker/engine/languages.h"
 
 const char wk_cli_run_help[] =
@@ -192,6 +193,39 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
     return 0;
 }
 
+/* The files a box gets: each name one a job could give (the decoder's
+ * rules), none in another's way (the same name twice, "a" and "a/b"), so
+ * that placing them cannot fail. O(n^2) over at most WK_MAX_FILES. */
+static int check_names(const char *flag, const sbx_file *f, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *why = q_path_problem(f[i].name, strlen(f[i].name));
+        if (why)
+            return snprintf(err, errlen, "%s %s: %s", flag, f[i].name, why), -1;
+        for (size_t k = 0; k < i; k++)
+            if (wk_path_clash(f[k].name, f[i].name))
+                return snprintf(err, errlen, "%s: \"%s\" and \"%s\" cannot both be in /box (one name twice, or one the "
+                                "other's directory; a local PROGRAM goes in under its own name)", flag, f[k].name, f[i].name), -1;
+    }
+    return 0;
+}
+
+/* The interactor's `input` is what --stdin (or gradeq's own stdin) gives,
+ * unless an --interactor-file is named input: then that file is the
+ * input, and --stdin as well is a usage error. */
+static int check_files(wk_cli_run *c, char *err, size_t errlen)
+{
+    if (check_names("--file", c->files, c->spec.nfiles, err, errlen) < 0 ||
+        check_names("--interactor-file", c->inter_files, c->ninter_files, err, errlen) < 0)
+        return -1;
+    for (size_t i = 0; c->has_interactor && i < c->ninter_files; i++)
+        c->inter_input |= wk_path_clash(c->inter_files[i].name, "input");
+    if (c->inter_input && c->stdin_given)
+        return snprintf(err, errlen, "--stdin and --interactor-file input=...: both would be the interactor's file "
+                        "`input` (give one or the other)"), -1;
+    return 0;
+}
+
 /* The limits a run gets, the interactor's too: a usage error naming the
  * flag, never a sandbox error after the run was set up. */
 static int check_limits(const wk_cli_run *c, char *err, size_t errlen)
@@ -270,7 +304,7 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     if (n > Q_EXEC_BYTES_MAX)
         return snprintf(err, errlen, "PROGRAM ARGS: %zu bytes with the environment, more than the sandbox takes (%u)",
                         n, Q_EXEC_BYTES_MAX), -1;
-    return check_limits(c, err, errlen);
+    return check_limits(c, err, errlen) < 0 ? -1 : check_files(c, err, errlen);
 }
 
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)

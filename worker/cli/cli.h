@@ -38,8 +38,9 @@ typedef struct wk_cli_run {
     bool has_interactor;
     char inter_cmd[4096];
     char *inter_argv[64];
-    sbx_file inter_files[64];
+    sbx_file inter_files[64 + 1];  /* and one more: `input` (the stdin) */
     size_t ninter_files;
+    bool inter_input;          /* an --interactor-file is `input`: it is the input */
     uint64_t inter_limits[WK_LIM_COUNT]; /* --interactor-cpu-ms, -wall-ms, -memory: */
     unsigned inter_given;      /* in WK_LIM_ order, bit i when given */
     uint64_t transcript_bytes; /* --transcript SIZE */

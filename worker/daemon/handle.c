@@ -266,7 +266,9 @@ static bool answer(wk_slot *s, const q_entry *e, const char *id, const char *sta
 }
 
 /* Runs the job's program against its interactor; the job's stdin is the
- * interactor's file `input` (the test data), not the program's. */
+ * interactor's file `input` (the test data), not the program's, unless
+ * the interactor brings its own `input` (then the job has no stdin: the
+ * decoder refuses both). */
 static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair, char *err, size_t errlen)
 {
     wk_worker *w = s->w;
@@ -280,7 +282,11 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
     sbx_file input = { "input", job->stdin_data, job->has_stdin ? job->stdin_len : 0, false };
     sbx_spec inter;
     sbx_file *ifiles = NULL;
-    if (wk_spec_from_prog(&job->interactor, &w->cfg.max, &input, &inter, &ifiles, err, errlen) < 0)
+    bool own = false;
+    for (size_t i = 0; i < job->interactor.nfiles; i++)
+        own |= strcmp(job->interactor.files[i].name, "input") == 0 ||
+               strncmp(job->interactor.files[i].name, "input/", 6) == 0;
+    if (wk_spec_from_prog(&job->interactor, &w->cfg.max, own ? NULL : &input, &inter, &ifiles, err, errlen) < 0)
         return 1;
     prog->stdin_data = NULL;
     prog->stdin_len = 0;
