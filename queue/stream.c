@@ -67,13 +67,15 @@
 /* A Lua function cut(fields, max, keep): the [name, value, ...] list of
  * an entry with each value over max bytes cut to its first keep bytes and
  * followed by a field <name>_bytes holding its length, so that a job over
- * the worker's cap never travels to the worker (nor to P:dead) whole. */
+ * the worker's cap never travels to the worker (nor to P:dead) whole. An
+ * entry's own field named job_bytes is left out: only a cut writes it. */
 #define LUA_CUT                                                          \
     "local function cut(f, max, keep)\n"                                 \
     "  local out = {}\n"                                                 \
     "  for i = 1, #f, 2 do\n"                                            \
     "    local v = f[i + 1]\n"                                           \
-    "    if max > 0 and #v > max then\n"                                 \
+    "    if f[i] == 'job_bytes' then\n"                                  \
+    "    elseif max > 0 and #v > max then\n"                             \
     "      out[#out + 1] = f[i]\n"                                       \
     "      out[#out + 1] = string.sub(v, 1, keep)\n"                     \
     "      out[#out + 1] = f[i] .. '_bytes'\n"                           \
@@ -112,9 +114,10 @@ static const q_script script_publish = {
 
 /* Dead-letters an entry the caller still owns: P:dead gets the entry id,
  * the reason and every field of the entry, read here (a value over
- * ARGV[5] bytes cut to ARGV[6], LUA_CUT); DEAD is counted. With 3 more
- * keys and 5 more args it also publishes a result, so the waiter learns
- * why. Reply: 1 done, 0 not owned (nothing written). */
+ * ARGV[5] bytes cut to ARGV[6], LUA_CUT), but its own `entry` and
+ * `reason` (a submitter's forgeries of the worker's fields); DEAD is
+ * counted. With 3 more keys and 5 more args it also publishes a result, so
+ * the waiter learns why. Reply: 1 done, 0 not owned (nothing written). */
 static const q_script script_dead = {
     "dead",
     LUA_CUT
@@ -124,9 +127,13 @@ static const q_script script_dead = {
     "local fields = {'entry', entry, 'reason', reason}\n"
     "local e = redis.call('XRANGE', jobs, entry, entry)[1]\n"
     "if e then\n"
-    "  for _, v in ipairs(cut(e[2], tonumber(ARGV[5]), tonumber(ARGV[6]))) do\n"
+    "  local f = cut(e[2], tonumber(ARGV[5]), tonumber(ARGV[6]))\n"
+    "  for i = 1, #f, 2 do\n"
     "    if #fields >= 132 then break end\n" /* 64 of its fields: unpack() has its limits */
-    "    fields[#fields + 1] = v\n"
+    "    if f[i] ~= 'entry' and f[i] ~= 'reason' then\n"
+    "      fields[#fields + 1] = f[i]\n"
+    "      fields[#fields + 1] = f[i + 1]\n"
+    "    end\n"
     "  end\n"
     "end\n"
     "redis.call('XADD', dead, 'MAXLEN', '~', dead_maxlen, '*', unpack(fields))\n"

@@ -25,6 +25,9 @@ check "2: a limit the sandbox would refuse (run, grade, submit), naming the flag
 A100K=$(head -c 100000 /dev/zero | tr '\0' a)
 check "2: PROGRAM ARGS over what the sandbox execs (was SANDBOX_ERROR, exit 3)" \
     '[ "$(code "$G" run -- /bin/echo "$A100K" "$A100K" "$A100K")" = 2 ]'
+check "2: --max-queue past a signed 64-bit count (was exit 3)" '[ "$(code "$G" submit --redis "$NOWHERE" --max-queue 18446744073709551615 -- /bin/true)" = 2 ]'
+check "2: two --file names that clash, a path escaping /box (was SANDBOX_ERROR, exit 3)" \
+    '[ "$(code "$G" run --file a=/dev/null --file a/b=/dev/null -- /bin/true)$(code "$G" run --file ../x=/dev/null -- /bin/true)" = 22 ]'
 check "2: the worker, a malformed URL (the unit does not restart it)" '[ "$(code "$B/gradeq-worker" --redis http://x)" = 2 ]'
 check "2: the worker, a bad option" '[ "$(code "$B/gradeq-worker" --threads many)" = 2 ]'
 check "2: the worker, --metrics-addr \"[:9100\" (it crashed), with a message" \

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "queue/job.h"
+#include "worker/common/log.h"
+#include "worker/common/text.h"
 #include "worker/daemon/config.h"
 #include "worker/common/convert.h"
 #include "worker/daemon/worker.h"
@@ -33,6 +37,46 @@ static void lost_only_if_still_running(void **state)
     assert_true(wk_slot_mark_lost(&s, "1-0"));
     assert_true(atomic_load(&s.lost));
     pthread_mutex_destroy(&s.mu);
+}
+
+/* What a terminal or a log gets of bytes a job chose: text as it is, the
+ * rest as \xNN; a program's lines keep their newlines and tabs. */
+static void text_shown_escaped(void **state)
+{
+    (void)state;
+    static const char evil[] = "ok \xc3\xa9\t\x1b[2K\r\x07\xff\xc2\x9b end\n";
+    char out[256];
+    wk_text_escape(out, sizeof out, evil);
+    assert_string_equal(out, "ok \xc3\xa9\\x09\\x1b[2K\\x0d\\x07\\xff\\xc2\\x9b end\\x0a");
+    assert_int_equal(wk_text_escape(out, 8, evil), 5); /* "ok \xc3\xa9" whole, no half escape */
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    wk_text_write(f, evil, strlen(evil), true);
+    fclose(f);
+    assert_string_equal(buf, "ok \xc3\xa9\t\\x1b[2K\\x0d\\x07\\xff\\xc2\\x9b end\n");
+    free(buf);
+    /* The log, text and JSON: one line, no control byte but its end. */
+    for (int json = 0; json < 2; json++) {
+        FILE *tmp = tmpfile();
+        assert_non_null(tmp);
+        int saved = dup(2);
+        dup2(fileno(tmp), 2);
+        wk_log_setup(json, WK_LOG_INFO);
+        wk_log(WK_LOG_WARN, "job x: %s", evil);
+        dup2(saved, 2);
+        close(saved);
+        wk_log_setup(false, WK_LOG_INFO);
+        char line[512] = "";
+        rewind(tmp);
+        size_t n = fread(line, 1, sizeof line - 1, tmp);
+        fclose(tmp);
+        assert_true(n > 0 && line[n - 1] == '\n');
+        for (size_t i = 0; i + 1 < n; i++)
+            if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f || (unsigned char)line[i] == 0xff)
+                fail_msg("log byte %zu is 0x%02x: %s", i, (unsigned char)line[i], line);
+        assert_non_null(strstr(line, json ? "\\\\x1b[2K" : "\\x1b[2K"));
+    }
 }
 
 static int load(wk_config *c, char *err, int argc, ...)
@@ -168,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lost_only_if_still_running),
+        cmocka_unit_test(text_shown_escaped),
         cmocka_unit_test(defaults),
         cmocka_unit_test(env_then_flags),
         cmocka_unit_test(errors_name_the_flag),

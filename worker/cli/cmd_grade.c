@@ -69,7 +69,9 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
     wk_graded out;
     int rc = 0;
     if (wk_grade(host, box, &cbox, &plan, &out) != WK_GRADED) {
-        fprintf(stderr, "gradeq grade: the sandbox failed: %s\n", out.error);
+        char why[4 * SBX_ERR_LEN];
+        wk_text_escape(why, sizeof why, out.error);
+        fprintf(stderr, "gradeq grade: the sandbox failed: %s\n", why);
         rc = 3;
     } else {
         const char *names[WK_ISO_MAX];
