@@ -271,8 +271,10 @@ static bool is_name(const redisReply *k, const char *name)
 }
 
 /* Fills `out` from an entry's id and [field, value, ...] list (cut by
- * LUA_CUT, or whole from XREADGROUP: then cut here, so both look alike). */
-static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields, size_t max_job)
+ * LUA_CUT, or whole from XREADGROUP: then cut here, so both look alike).
+ * A job_bytes field is a cut's only when a script cut (LUA_CUT drops an
+ * entry's own); an entry read whole may carry any. */
+static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields, size_t max_job, bool scripted)
 {
     if (id->type != REDIS_REPLY_STRING || id->len >= Q_ID_LEN)
         return -1;
@@ -288,7 +290,7 @@ static int entry_from(q_entry *out, const redisReply *id, const redisReply *fiel
             out->job = v->str;
             out->job_len = v->len;
             out->job_bytes = v->len;
-        } else if (is_name(k, "job_bytes") && out->has_job && out->job_bytes == out->job_len) {
+        } else if (scripted && is_name(k, "job_bytes") && out->has_job && out->job_bytes == out->job_len) {
             unsigned long long n = strtoull(v->str, NULL, 10);
             if (n > out->job_len)
                 out->job_bytes = (size_t)n;
@@ -340,7 +342,7 @@ static int fetched(redisReply *r, bool scripted, size_t max_job, q_entry *out, c
         return q_bad_reply(r, "XREADGROUP", err, errlen);
     if (!scripted)
         e = r->element[0]->element[1]->element[0];
-    if (!q_is_array(e, 2) || entry_from(out, e->element[0], e->element[1], max_job) < 0) {
+    if (!q_is_array(e, 2) || entry_from(out, e->element[0], e->element[1], max_job, scripted) < 0) {
         memset(out, 0, sizeof *out);
         return q_bad_reply(r, scripted ? "the fetch script" : "XREADGROUP", err, errlen);
     }
@@ -437,7 +439,7 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
         return 0;
     }
     if (r->element[3]->type != REDIS_REPLY_INTEGER ||
-        entry_from(out, r->element[1], r->element[2], max_job) < 0) {
+        entry_from(out, r->element[1], r->element[2], max_job, true) < 0) {
         memset(out, 0, sizeof *out);
         return q_bad_reply(r, "the claim script", err, errlen);
     }

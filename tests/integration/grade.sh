@@ -116,6 +116,7 @@ bad_cli() { $G grade "$@" >/dev/null 2>"$T/badcli.err"; [ $? = 2 ] && [ -s "$T/b
 check "no --tests: exit 2" 'bad_cli -- ./main'
 check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c'
 check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
+check "a --checker-file named as the checker program copied in: exit 2 naming it (was SANDBOX_ERROR, exit 3)" 'bad_cli --tests "$T/ten" --checker "$T/check" --checker-file check="$S/sum.c" -- cat && grep -q "\"check\" and \"check\"" "$T/badcli.err"'
 check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cobol --source "$S/sum.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'

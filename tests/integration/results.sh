@@ -6,7 +6,8 @@
 # `gradeq submit --wait`; a Redis that refuses a result for good (its
 # proto-max-bulk-len lowered under a running worker) gets it without its
 # outputs, saying so, the entry is dead-lettered, and the worker's thread
-# goes on to the next job.
+# goes on to the next job; one that refuses writes for a while (read-only)
+# is retried at a pace, and gets the result whole after.
 set -u
 . "$(dirname "$0")/common.inc"
 P=${GRADEQ_PROGS:-build/progs}
@@ -46,6 +47,23 @@ check "... and the worker's one thread goes on to the next job" \
     '[ "$(cat $T/next.rc)" = 0 ] && [ "$(field next "base64.b64decode(d[\"stdout\"])")" = "b'"'"'next\\n'"'"'" ]'
 check "the pending list is empty: nothing left to retry" '[ "$(rcli xlen gradeq:jobs)" = 0 ]'
 rcli config set proto-max-bulk-len 96mb >/dev/null
+
+# A Redis that refuses every write for a while (a replica for now, as in
+# a fail-over): the worker holds the result and retries at a pace (it spun:
+# some 50,000 tries a second), and publishes it whole once Redis takes
+# writes again (READONLY is not refused for good). The job runs 3 s, so
+# that Redis turns read-only while the worker holds it.
+"$G" submit --id ro1 --wall-ms 20000 -- /bin/sh -c 'sleep 3; echo whole' >/dev/null
+wait_pending wr/ 10
+rcli replicaof 127.0.0.1 1 >/dev/null
+calls() { rcli info commandstats | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'; }
+for _ in $(seq 1 200); do grep -q "job ro1: publishing: .*READONLY" "$T/wr.log" && break; sleep 0.05; done
+c0=$(calls); sleep 2; c1=$(calls)
+check "READONLY: the result held, retried at a pace (not thousands of tries a second)" \
+    '[ "$(rcli exists gradeq:result:ro1)" = 0 ] && [ $((c1 - c0)) -ge 1 ] && [ $((c1 - c0)) -le 40 ] || { echo "  $((c1 - c0)) tries"; false; }'
+rcli replicaof no one >/dev/null
+check "... and published whole once Redis takes writes" \
+    '[ "$(rcli --raw blpop gradeq:result:ro1 30 | grep -ac whole)" = 1 ] && [ "$(rcli xlen gradeq:dead)" = 1 ]'
 kill -TERM $W; wait $W; rc=$?
 check "the worker drained and exited 0" '[ $rc = 0 ]'
 exit $FAIL

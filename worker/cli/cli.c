@@ -193,19 +193,23 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
     return 0;
 }
 
-/* The files a box gets: each name one a job could give (the decoder's
- * rules), none in another's way (the same name twice, "a" and "a/b"), so
- * that placing them cannot fail. O(n^2) over at most WK_MAX_FILES. */
-static int check_names(const char *flag, const sbx_file *f, size_t n, char *err, size_t errlen)
+/* The i-th name of an array of sbx_file or q_file (each has it first). */
+static const char *name_at(const void *files, size_t stride, size_t i)
+{
+    return *(const char *const *)(const void *)((const char *)files + i * stride);
+}
+
+int wk_cli_check_names(const char *flag, const void *files, size_t stride, size_t n, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *why = q_path_problem(f[i].name, strlen(f[i].name));
+        const char *a = name_at(files, stride, i), *why = q_path_problem(a, strlen(a));
         if (why)
-            return snprintf(err, errlen, "%s %s: %s", flag, f[i].name, why), -1;
+            return snprintf(err, errlen, "%s %s: %s", flag, a, why), -1;
         for (size_t k = 0; k < i; k++)
-            if (wk_path_clash(f[k].name, f[i].name))
+            if (wk_path_clash(name_at(files, stride, k), a))
                 return snprintf(err, errlen, "%s: \"%s\" and \"%s\" cannot both be in /box (one name twice, or one the "
-                                "other's directory; a local PROGRAM goes in under its own name)", flag, f[k].name, f[i].name), -1;
+                                "other's directory; a local program goes in under its own name)", flag,
+                                name_at(files, stride, k), a), -1;
     }
     return 0;
 }
@@ -215,8 +219,9 @@ static int check_names(const char *flag, const sbx_file *f, size_t n, char *err,
  * input, and --stdin as well is a usage error. */
 static int check_files(wk_cli_run *c, char *err, size_t errlen)
 {
-    if (check_names("--file", c->files, c->spec.nfiles, err, errlen) < 0 ||
-        check_names("--interactor-file", c->inter_files, c->ninter_files, err, errlen) < 0)
+    if (wk_cli_check_names("--file", c->files, sizeof *c->files, c->spec.nfiles, err, errlen) < 0 ||
+        wk_cli_check_names("--interactor-file", c->inter_files, sizeof *c->inter_files, c->ninter_files, err,
+                           errlen) < 0)
         return -1;
     for (size_t i = 0; c->has_interactor && i < c->ninter_files; i++)
         c->inter_input |= wk_path_clash(c->inter_files[i].name, "input");

@@ -50,6 +50,16 @@ static int encode(const q_result *res, msgpack_sbuffer *buf)
     return 0;
 }
 
+/* Waits before a retry, *delay_ms (50 ms doubling to 2 s), in short slices
+ * so an abort is seen at once: a Redis that answers every try with an
+ * error (OOM, a failover's READONLY) is not hammered in a tight loop. */
+static void pause_retry(wk_worker *w, unsigned *delay_ms)
+{
+    for (unsigned waited = 0; waited < *delay_ms && !atomic_load(&w->hard); waited += 50)
+        nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
+    *delay_ms = *delay_ms < 1000 ? *delay_ms * 2 : 2000;
+}
+
 /* How a send ended. */
 typedef enum { SENT, NOT_OURS, GIVEN_UP, REFUSED } sent;
 
@@ -86,6 +96,7 @@ static sent send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
     q_dead_letter dl = { dead_reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, d };
     bool retried = false, held = false;
     int refusals = 0;
+    unsigned delay_ms = 50;
     sent rc;
     for (;; retried = true) {
         int r = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
@@ -122,6 +133,7 @@ static sent send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
             snprintf(why, whylen, "%s", err);
             break;
         }
+        pause_retry(w, &delay_ms);
     }
     if (held)
         atomic_fetch_sub(&w->held_results, 1);
@@ -173,9 +185,14 @@ static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
     char err[Q_ERR_LEN];
     q_dead_letter dl = { reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, NULL };
     int rc;
+    unsigned delay_ms = 50;
     while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
-           !atomic_load(&w->hard))
-        wk_log(WK_LOG_WARN, "entry %s: dead-lettering failed, retrying: %s", e->id, err);
+           !atomic_load(&w->hard)) {
+        char who[Q_ID_LEN + 32];
+        snprintf(who, sizeof who, "entry %s: dead-lettering", e->id);
+        wk_redis_failed(w, who, err);
+        pause_retry(w, &delay_ms);
+    }
     if (rc == 1) {
         atomic_fetch_add(&w->dead_letters, 1);
         wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
