@@ -73,6 +73,8 @@ void wk_text_write(FILE *f, const void *data, size_t n, bool lines)
 {
     const char *p = data;
     size_t start = 0, i = 0, k;
+    if (!n)
+        return; /* data may be NULL then */
     while (i < n) {
         if (shown_as_is(p + i, n - i, lines, &k)) {
             i += k;
@@ -107,6 +109,8 @@ size_t wk_text_escape(char *out, size_t size, const char *s)
 
 void wk_text_output(FILE *f, const void *p, size_t n)
 {
+    if (!n)
+        return;
     if (isatty(fileno(f)))
         wk_text_write(f, p, n, true);
     else
