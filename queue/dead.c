@@ -6,7 +6,13 @@
  * stays a few kilobytes (hiredis 0.14 aborts when a reply cannot be
  * allocated). Requeueing is one script too, so a job is never both in
  * P:jobs and in P:dead, nor in neither.
+ *
+ * P:dead is written by workers but may hold anything (letters written
+ * before forged fields were left out, a hand's XADD): the first `entry`
+ * and `reason` are the worker's, and a `job_bytes` that is not a count
+ * is ignored, so no letter breaks a listing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +25,15 @@ static const q_script list_script = {
     "dead-list",
     "local out = {}\n"
     "for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', ARGV[1])) do\n"
-    "  local f, entry, reason, len = e[2], '', '', -1\n"
+    "  local f, entry, reason, len, cut = e[2], nil, nil, -1, nil\n"
     "  for i = 1, #f, 2 do\n"
-    "    if f[i] == 'entry' then entry = f[i + 1]\n"
-    "    elseif f[i] == 'reason' then reason = string.sub(f[i + 1], 1, tonumber(ARGV[2]))\n"
+    "    if f[i] == 'entry' and not entry then entry = f[i + 1]\n"
+    "    elseif f[i] == 'reason' and not reason then reason = string.sub(f[i + 1], 1, tonumber(ARGV[2]))\n"
     "    elseif f[i] == 'job' and len < 0 then len = #f[i + 1]\n"
-    "    elseif f[i] == 'job_bytes' then len = tonumber(f[i + 1]) end\n"
+    "    elseif f[i] == 'job_bytes' and not cut then cut = tonumber(f[i + 1]) end\n"
     "  end\n"
-    "  out[#out + 1] = {e[1], entry, reason, len}\n"
+    "  if cut and cut >= 0 and cut < 2^53 then len = math.floor(cut) end\n"
+    "  out[#out + 1] = {e[1], entry or '', reason or '', len}\n"
     "end\n"
     "return out\n",
 };
@@ -122,22 +129,30 @@ int q_dead_get(q_conn *c, const char *prefix, const char *id, q_dead_info *info,
     q_copy_str(info->id, sizeof info->id, e->element[0]);
     memset(job, 0, sizeof *job);
     redisReply *f = e->element[1];
+    bool seen_entry = false, seen_reason = false;
     for (size_t i = 0; i + 1 < f->elements; i += 2) {
         const redisReply *name = f->element[i], *val = f->element[i + 1];
         if (name->type != REDIS_REPLY_STRING)
             continue;
-        if (strcmp(name->str, "entry") == 0)
+        if (strcmp(name->str, "entry") == 0 && !seen_entry) {
             q_copy_str(info->entry, sizeof info->entry, val);
-        else if (strcmp(name->str, "reason") == 0)
+            seen_entry = true;
+        } else if (strcmp(name->str, "reason") == 0 && !seen_reason) {
             q_copy_str(info->reason, sizeof info->reason, val);
-        else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING && !job->data) {
+            seen_reason = true;
+        } else if (strcmp(name->str, "job") == 0 && val->type == REDIS_REPLY_STRING && !job->data) {
             job->data = val->str;
             job->len = val->len;
-            if (info->job_len < 0)
+            if (!info->job_cut)
                 info->job_len = (long long)val->len;
-        } else if (strcmp(name->str, "job_bytes") == 0 && val->type == REDIS_REPLY_STRING) {
-            info->job_len = strtoll(val->str, NULL, 10);
-            info->job_cut = true;
+        } else if (strcmp(name->str, "job_bytes") == 0 && val->type == REDIS_REPLY_STRING && !info->job_cut) {
+            char *end;
+            errno = 0;
+            long long n = val->len && val->str[0] >= '0' && val->str[0] <= '9' ? strtoll(val->str, &end, 10) : -1;
+            if (n >= 0 && !errno && end == val->str + val->len) {
+                info->job_len = n;
+                info->job_cut = true;
+            }
         }
     }
     job->reply = r; /* the job's bytes live in the reply */

@@ -16,6 +16,7 @@
 #include "queue/grade.h"
 #include "queue/job_decode.h"
 #include "queue/prescan.h"
+#include "queue/result.h"
 
 /* Job. */
 
@@ -304,6 +305,7 @@ int q_grade_result_decode(const void *buf, size_t len, q_grade_result *out, char
 
     memset(out, 0, sizeof *out);
     q_bounds_default(&b);
+    b.max_job_bytes = Q_RESULT_BYTES_MAX;
     if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
         rc = q_fail(err, errlen, "result: %s", why);
     else

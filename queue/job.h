@@ -15,7 +15,8 @@
  *   env               map name -> value; name non-empty, no '=' or NUL;
  *                     value no NUL
  *   limits            map, any of q_limit_names -> non-negative integer
- *                     (or a float with a whole value)
+ *                     (or a float with a whole value); positive for those
+ *                     of Q_LIM_POSITIVE
  *   network           bool, default false
  *   interactor        map with argv (required), files and limits, checked
  *                     as the job's
@@ -48,7 +49,9 @@
  * its NUL (a job without env is counted with Q_EXEC_DEFAULT_ENV for the
  * default environment), and no one string of Q_EXEC_STRING_MAX bytes or
  * more (the kernel's MAX_ARG_STRLEN, NUL included). The interactor's argv
- * is counted on its own, with the default environment. */
+ * is counted on its own, with the default environment; a grading's
+ * compile argv with the job's env (it runs with it), its checker's argv
+ * with the three file names appended and the default environment. */
 #define Q_EXEC_BYTES_MAX (255u * 1024)
 #define Q_EXEC_DEFAULT_ENV 1024u
 #define Q_EXEC_STRING_MAX (128u * 1024)
@@ -64,6 +67,25 @@ enum {
     Q_LIM_OPEN_FILES,
     Q_LIM_COUNT
 };
+
+/* The limits that cannot be 0 (no program runs without CPU time, memory,
+ * a process or a file descriptor): a 0 there is refused when decoding, so a
+ * job never fails at its first run of a test, its compile step, its checker
+ * or its interactor. A wall_ms of 0 means three times cpu_ms; 0 output or
+ * file bytes is a program that may write nothing. */
+#define Q_LIM_POSITIVE ((1u << Q_LIM_CPU_MS) | (1u << Q_LIM_MEMORY_BYTES) | (1u << Q_LIM_PROCESSES) | \
+                        (1u << Q_LIM_OPEN_FILES))
+
+/* The bytes one program's exec takes as the Q_EXEC_ rules count them: argv,
+ * then `extra` (strings the worker appends; NULL: none), then env (NULL:
+ * the default environment, Q_EXEC_DEFAULT_ENV), each string with its NUL.
+ * For callers that join a job's env to argv of their own (a language
+ * preset's commands). */
+size_t q_exec_bytes(const char *const *argv, const char *const *extra, const char *const *env);
+
+/* NULL when p[0..n) may name a file under /box (the rules of `files`
+ * above), else why not ("absolute path escapes /box", ...). */
+const char *q_path_problem(const char *p, size_t n);
 
 /* "cpu_ms", "wall_ms", ... in the order of the Q_LIM_ constants. */
 extern const char *const q_limit_names[Q_LIM_COUNT];

@@ -120,6 +120,8 @@ int q_job_decode_limits(const msgpack_object *o, const char *pre, q_prog *pg, q_
             return DFAIL(d, "%slimits.%s: duplicate key", pre, q_limit_names[li]);
         if (q_whole_number(&kv->val, &pg->limits[li]) < 0)
             return DFAIL(d, "%slimits.%s: not a non-negative integer", pre, q_limit_names[li]);
+        if (!pg->limits[li] && (Q_LIM_POSITIVE & (1u << li)))
+            return DFAIL(d, "%slimits.%s: 0, must be positive", pre, q_limit_names[li]);
         pg->limits_present |= 1u << li;
     }
     return 0;
@@ -231,21 +233,48 @@ static int decode_env(const msgpack_object *o, q_job *j, q_job_dec *d)
     return check_env_unique(j, d);
 }
 
-/* The Q_EXEC_ limits of job.h for one argv and its environment. */
-static int check_exec_size(const char *pre, char *const *argv, char *const *env, q_job_dec *d)
+size_t q_exec_bytes(const char *const *argv, const char *const *extra, const char *const *env)
 {
     size_t total = env ? 0 : Q_EXEC_DEFAULT_ENV;
+    const char *const *lists[3] = { argv, extra, env };
+    for (int k = 0; k < 3; k++)
+        for (const char *const *v = lists[k]; v && *v; v++)
+            total += strlen(*v) + 1;
+    return total;
+}
+
+/* The Q_EXEC_ limits of job.h for one argv (with the strings `extra` the
+ * worker appends) and the environment it runs with; pre names the argv. */
+static int check_exec_size(const char *pre, char *const *argv, const char *const *extra, char *const *env,
+                           q_job_dec *d)
+{
     for (int pass = 0; pass < 2; pass++)
         for (char *const *v = pass ? env : argv; v && *v; v++) {
             size_t n = strlen(*v) + 1;
             if (n >= Q_EXEC_STRING_MAX)
                 return DFAIL(d, "%s%s: a string of %zu bytes exceeds the limit of %u per string", pre,
                              pass ? "env" : "argv", n - 1, Q_EXEC_STRING_MAX - 1);
-            total += n;
         }
+    size_t total = q_exec_bytes((const char *const *)argv, extra, (const char *const *)env);
     if (total > Q_EXEC_BYTES_MAX)
-        return DFAIL(d, "%sargv and env: %zu bytes (each string with its NUL) exceed the limit of %u", pre, total,
-                     Q_EXEC_BYTES_MAX);
+        return DFAIL(d, "%sargv%s and env: %zu bytes (each string with its NUL) exceed the limit of %u", pre,
+                     extra ? " (with input output answer)" : "", total, Q_EXEC_BYTES_MAX);
+    return 0;
+}
+
+/* What the grading runs besides the job's argv, each with the env it runs
+ * with: the compile step with the job's env (checked alone above, with
+ * the default one), the checker with its three file names appended. */
+static int check_grading_exec(const q_job *j, q_job_dec *d)
+{
+    static const char *const checker_args[] = { "input", "output", "answer", NULL };
+    const q_grade *g = j->grade;
+    if (!g)
+        return 0;
+    if (g->has_compile && check_exec_size("compile.", g->compile.argv, NULL, j->env, d) < 0)
+        return -1;
+    if (g->checker == Q_CHECK_PROGRAM && check_exec_size("checker.", g->checker_prog.argv, checker_args, NULL, d) < 0)
+        return -1;
     return 0;
 }
 
@@ -260,15 +289,27 @@ int q_job_decode_prog_map(const msgpack_object *o, const char *name, const char 
     q_nil_absent(v, PROG_KEYS);
     if (dups)
         return DFAIL(d, "%s: duplicate key \"%s\"", name, job_keys[__builtin_ctz(dups)]);
-    return decode_prog(v, pre, pg, true, d) < 0 ? -1 : check_exec_size(pre, pg->argv, NULL, d);
+    return decode_prog(v, pre, pg, true, d) < 0 ? -1 : check_exec_size(pre, pg->argv, NULL, NULL, d);
 }
 
+/* The worker places the job's stdin as the interactor's file `input`: a
+ * file of the interactor's own there (or under it) is one or the other.
+ * Without stdin the interactor's own `input` is its input. */
 static int decode_interactor(const msgpack_object *o, q_job *j, q_job_dec *d)
 {
+    char q[Q_QUOTE_LEN];
     if (!o)
         return 0;
     j->has_interactor = o->type == MSGPACK_OBJECT_MAP;
-    return q_job_decode_prog_map(o, "interactor", "interactor.", &j->interactor, d);
+    if (q_job_decode_prog_map(o, "interactor", "interactor.", &j->interactor, d) < 0)
+        return -1;
+    for (size_t i = 0; j->has_stdin && i < j->interactor.nfiles; i++) {
+        const char *n = j->interactor.files[i].name;
+        if (strcmp(n, "input") == 0 || strncmp(n, "input/", 6) == 0)
+            return DFAIL(d, "interactor.files[%s]: the job's stdin is placed at \"input\" (give one or the other)",
+                         q_quote(q, n, strlen(n)));
+    }
+    return 0;
 }
 
 static int decode_scalars(const msgpack_object *const *v, q_job *j, q_job_dec *d)
@@ -308,8 +349,8 @@ static int decode_root(const msgpack_object *root, q_job *j, q_job_dec *d)
         return DFAIL(d, "job: duplicate key \"%s\"", job_keys[__builtin_ctz(dups)]);
     if (q_grade_decode(root, j, d) < 0 ||
         decode_prog(v, "", &j->prog, !(j->grade && j->grade->language), d) < 0 || decode_scalars(v, j, d) < 0 ||
-        decode_env(v[K_ENV], j, d) < 0 || check_exec_size("", j->prog.argv, j->env, d) < 0 ||
-        decode_interactor(v[K_INTERACTOR], j, d) < 0)
+        decode_env(v[K_ENV], j, d) < 0 || check_exec_size("", j->prog.argv, NULL, j->env, d) < 0 ||
+        check_grading_exec(j, d) < 0 || decode_interactor(v[K_INTERACTOR], j, d) < 0)
         return -1;
     return 0;
 }

@@ -1,7 +1,7 @@
 /* job_files.c -- the files map of a job or of its interactor: path rules
  * and the checks across paths.
  *
- * DESIGN. Each path is checked alone as it is read (path_problem), then the
+ * DESIGN. Each path is checked alone as it is read (q_path_problem), then the
  * paths are checked together once all are read: sorted, a duplicate sits
  * next to its twin, and the paths under "a/" follow the first path not
  * below "a/", so a file that another path uses as a directory is found by
@@ -17,8 +17,7 @@
 #include "queue/codec_util.h"
 #include "queue/job_decode.h"
 
-/* NULL when p[0..n) may name a file under /box, else why not. */
-static const char *path_problem(const char *p, size_t n)
+const char *q_path_problem(const char *p, size_t n)
 {
     size_t start = 0;
 
@@ -124,7 +123,7 @@ int q_job_decode_files(const msgpack_object *o, const char *pre, q_prog *pg, q_j
         kv = &o->via.map.ptr[i];
         if (!q_bytes(&kv->key, &p, &n))
             return DFAIL(d, "%sfiles: key %zu not a string", pre, i);
-        why = path_problem(p, n);
+        why = q_path_problem(p, n);
         if (why)
             return DFAIL(d, "%sfiles[%s]: %s", pre, q_quote(q, p, n), why);
         if (!q_bytes(&kv->val, &data, &pg->files[i].len))

@@ -455,3 +455,16 @@ redisReply *q_command(q_conn *c, const q_args *a, char *err, size_t errlen)
         return NULL;
     return q_reply_or_error(r, "", err, errlen);
 }
+
+int q_ping(q_conn *c, char *err, size_t errlen)
+{
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, "PING");
+    redisReply *r = q_command(c, &a, err, errlen);
+    if (!r)
+        return -1;
+    int rc = r->type == REDIS_REPLY_STATUS ? 0 : q_fail(err, errlen, "redis: PING answered %d", r->type);
+    freeReplyObject(r);
+    return rc;
+}

@@ -126,6 +126,11 @@ void q_args_iov(q_args *a, const struct iovec *iov, int n);
  * call; this one is not retried. */
 struct redisReply *q_command(q_conn *c, const q_args *a, char *err, size_t errlen);
 
+/* PING: 0 when the server answers (reconnecting first if need be, as any
+ * command), -1 with err filled. Tells a server that is away from one that
+ * refuses a particular command. */
+int q_ping(q_conn *c, char *err, size_t errlen);
+
 /* Sends `n` commands in one round trip and reads every reply into
  * `replies` (error replies included: check each). Returns 0, or -1 with no
  * reply left to free. */

@@ -32,6 +32,11 @@
 #include <msgpack.h>
 #include <sys/uio.h>
 
+/* The largest result q_result_decode reads (and the gradeq commands with
+ * it), the tightest bound of every client: a worker never publishes more
+ * (its --max-result-bytes is at most this). */
+#define Q_RESULT_BYTES_MAX (64u << 20)
+
 typedef struct q_proc_result {
     const char *status;
     bool has_exit_code;
@@ -97,7 +102,8 @@ int q_result_encode_refs(const q_result *r, msgpack_sbuffer *out, q_refs *refs, 
  * most); returns their count. */
 int q_refs_iov(const msgpack_sbuffer *out, const q_refs *refs, struct iovec *iov);
 
-/* Decodes buf[0..len) (checked by q_prescan with q_bounds_default) into
+/* Decodes buf[0..len) (checked by q_prescan with q_bounds_default, the
+ * whole at most Q_RESULT_BYTES_MAX) into
  * *out, copying every string (NUL-terminated) and buffer. Returns 0, or -1
  * with one line in err naming the field; *out may be passed to
  * q_result_free either way. */

@@ -411,6 +411,7 @@ int q_result_decode(const void *buf, size_t len, q_result *out, char *err, size_
 
     memset(out, 0, sizeof *out);
     q_bounds_default(&b);
+    b.max_job_bytes = Q_RESULT_BYTES_MAX;
     if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
         rc = q_fail(err, errlen, "result: %s", why);
     else

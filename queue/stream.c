@@ -1,5 +1,5 @@
 /* stream.c -- the gradeq job protocol on Redis Streams, a worker's side:
- * fetch, claim, touch, publish, dead (see stream.h). Submitting and
+ * fetch, claim, touch, publish, dead, release (see stream.h). Submitting and
  * waiting are in stream_client.c, the worker registry in stream_workers.c,
  * the gauges in stream_stats.c.
  *
@@ -67,13 +67,15 @@
 /* A Lua function cut(fields, max, keep): the [name, value, ...] list of
  * an entry with each value over max bytes cut to its first keep bytes and
  * followed by a field <name>_bytes holding its length, so that a job over
- * the worker's cap never travels to the worker (nor to P:dead) whole. */
+ * the worker's cap never travels to the worker (nor to P:dead) whole. An
+ * entry's own field named job_bytes is left out: only a cut writes it. */
 #define LUA_CUT                                                          \
     "local function cut(f, max, keep)\n"                                 \
     "  local out = {}\n"                                                 \
     "  for i = 1, #f, 2 do\n"                                            \
     "    local v = f[i + 1]\n"                                           \
-    "    if max > 0 and #v > max then\n"                                 \
+    "    if f[i] == 'job_bytes' then\n"                                  \
+    "    elseif max > 0 and #v > max then\n"                             \
     "      out[#out + 1] = f[i]\n"                                       \
     "      out[#out + 1] = string.sub(v, 1, keep)\n"                     \
     "      out[#out + 1] = f[i] .. '_bytes'\n"                           \
@@ -112,9 +114,10 @@ static const q_script script_publish = {
 
 /* Dead-letters an entry the caller still owns: P:dead gets the entry id,
  * the reason and every field of the entry, read here (a value over
- * ARGV[5] bytes cut to ARGV[6], LUA_CUT); DEAD is counted. With 3 more
- * keys and 5 more args it also publishes a result, so the waiter learns
- * why. Reply: 1 done, 0 not owned (nothing written). */
+ * ARGV[5] bytes cut to ARGV[6], LUA_CUT), but its own `entry` and
+ * `reason` (a submitter's forgeries of the worker's fields); DEAD is
+ * counted. With 3 more keys and 5 more args it also publishes a result, so
+ * the waiter learns why. Reply: 1 done, 0 not owned (nothing written). */
 static const q_script script_dead = {
     "dead",
     LUA_CUT
@@ -124,9 +127,13 @@ static const q_script script_dead = {
     "local fields = {'entry', entry, 'reason', reason}\n"
     "local e = redis.call('XRANGE', jobs, entry, entry)[1]\n"
     "if e then\n"
-    "  for _, v in ipairs(cut(e[2], tonumber(ARGV[5]), tonumber(ARGV[6]))) do\n"
+    "  local f = cut(e[2], tonumber(ARGV[5]), tonumber(ARGV[6]))\n"
+    "  for i = 1, #f, 2 do\n"
     "    if #fields >= 132 then break end\n" /* 64 of its fields: unpack() has its limits */
-    "    fields[#fields + 1] = v\n"
+    "    if f[i] ~= 'entry' and f[i] ~= 'reason' then\n"
+    "      fields[#fields + 1] = f[i]\n"
+    "      fields[#fields + 1] = f[i + 1]\n"
+    "    end\n"
     "  end\n"
     "end\n"
     "redis.call('XADD', dead, 'MAXLEN', '~', dead_maxlen, '*', unpack(fields))\n"
@@ -189,6 +196,21 @@ static const q_script script_touch = {
     "return out\n",
 };
 
+/* Hands an entry the consumer still owns back, uncounted: XCLAIM to
+ * itself with RETRYCOUNT one less (JUSTID would not count it either way)
+ * and IDLE ARGV[3], so a claim takes it at once and counts it back.
+ * Reply: 1 done, 0 not owned. */
+static const q_script script_release = {
+    "release",
+    "local jobs, consumer, entry = KEYS[1], ARGV[1], ARGV[2]\n"
+    "local p = redis.call('XPENDING', jobs, 'workers', entry, entry, 1, consumer)\n"
+    "if #p == 0 then return 0 end\n"
+    "local n = p[1][4] - 1\n"
+    "if n < 0 then n = 0 end\n"
+    "redis.call('XCLAIM', jobs, 'workers', consumer, 0, entry, 'IDLE', ARGV[3], 'RETRYCOUNT', n, 'JUSTID')\n"
+    "return 1\n",
+};
+
 /* ---------------------------------------------------------- validation */
 
 /* "<ms>-<seq>", as Redis prints stream ids. */
@@ -249,8 +271,10 @@ static bool is_name(const redisReply *k, const char *name)
 }
 
 /* Fills `out` from an entry's id and [field, value, ...] list (cut by
- * LUA_CUT, or whole from XREADGROUP: then cut here, so both look alike). */
-static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields, size_t max_job)
+ * LUA_CUT, or whole from XREADGROUP: then cut here, so both look alike).
+ * A job_bytes field is a cut's only when a script cut (LUA_CUT drops an
+ * entry's own); an entry read whole may carry any. */
+static int entry_from(q_entry *out, const redisReply *id, const redisReply *fields, size_t max_job, bool scripted)
 {
     if (id->type != REDIS_REPLY_STRING || id->len >= Q_ID_LEN)
         return -1;
@@ -266,7 +290,7 @@ static int entry_from(q_entry *out, const redisReply *id, const redisReply *fiel
             out->job = v->str;
             out->job_len = v->len;
             out->job_bytes = v->len;
-        } else if (is_name(k, "job_bytes") && out->has_job && out->job_bytes == out->job_len) {
+        } else if (scripted && is_name(k, "job_bytes") && out->has_job && out->job_bytes == out->job_len) {
             unsigned long long n = strtoull(v->str, NULL, 10);
             if (n > out->job_len)
                 out->job_bytes = (size_t)n;
@@ -318,7 +342,7 @@ static int fetched(redisReply *r, bool scripted, size_t max_job, q_entry *out, c
         return q_bad_reply(r, "XREADGROUP", err, errlen);
     if (!scripted)
         e = r->element[0]->element[1]->element[0];
-    if (!q_is_array(e, 2) || entry_from(out, e->element[0], e->element[1], max_job) < 0) {
+    if (!q_is_array(e, 2) || entry_from(out, e->element[0], e->element[1], max_job, scripted) < 0) {
         memset(out, 0, sizeof *out);
         return q_bad_reply(r, scripted ? "the fetch script" : "XREADGROUP", err, errlen);
     }
@@ -415,7 +439,7 @@ int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_
         return 0;
     }
     if (r->element[3]->type != REDIS_REPLY_INTEGER ||
-        entry_from(out, r->element[1], r->element[2], max_job) < 0) {
+        entry_from(out, r->element[1], r->element[2], max_job, true) < 0) {
         memset(out, 0, sizeof *out);
         return q_bad_reply(r, "the claim script", err, errlen);
     }
@@ -537,4 +561,22 @@ int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entr
         deliver_args(&a, d->result);
     return verdict(q_eval(c, &script_dead, d->result ? 6 : 3, &a, err, errlen), "dead", err,
                    errlen);
+}
+
+int q_release(q_conn *c, const char *prefix, const char *consumer, const char *entry_id, long long idle_ms,
+              char *err, size_t errlen)
+{
+    if (check_owner(prefix, consumer, entry_id, err, errlen) < 0)
+        return -1;
+    if (idle_ms < 0)
+        return q_fail(err, errlen, "queue: idle_ms must be >= 0");
+    char jobs[Q_KEY_MAX];
+    q_mkkey(jobs, prefix, "jobs", NULL);
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, jobs);
+    q_args_str(&a, consumer);
+    q_args_str(&a, entry_id);
+    q_args_ll(&a, idle_ms);
+    return verdict(q_eval(c, &script_release, 1, &a, err, errlen), "release", err, errlen);
 }

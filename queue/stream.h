@@ -151,6 +151,16 @@ typedef struct q_dead_letter {
 int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
            const q_dead_letter *d, char *err, size_t errlen);
 
+/* Hands back an entry the caller owns but did not finish, without
+ * counting the delivery: a draining worker's grading, stopped between two
+ * tests, goes to another worker as if never taken. Fenced like q_publish;
+ * its delivery count goes one down (never below 0) and its idle time to
+ * idle_ms, so the next claim of any worker whose --claim-idle-ms is at
+ * most idle_ms takes it at once and brings the count back. Returns 1, 0
+ * (not owned: nothing changed) or -1. */
+int q_release(q_conn *c, const char *prefix, const char *consumer, const char *entry_id, long long idle_ms,
+              char *err, size_t errlen);
+
 /* Appends a job. With max_queue > 0, refuses when P:jobs already holds
  * that many entries (check and append are atomic). Returns 1 with the
  * entry id in `id_out`, 0 when full (err: "queue full: N entries waiting

@@ -461,14 +461,6 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     return sandbox_error(r, "cannot start the reader, writer and watchdog threads");
 }
 
-/* Bounds that keep every derived value (cap + 1, limit + the zygote's
- * charge, processes + 1) far from overflow, and every rlimit settable. */
-#define MAX_MS (24ull * 3600 * 1000)
-#define MAX_MEMORY (1ull << 46)
-#define MAX_STREAM (1ull << 40)
-#define MAX_PROCESSES (1ull << 22) /* the kernel's PID_MAX_LIMIT */
-#define MAX_OPEN_FILES (1ull << 20) /* the default fs.nr_open */
-
 static int check_spec(const sbx_spec *s, char *err, size_t errlen)
 {
     if (!s->argv || !s->argv[0] || !s->argv[0][0])
@@ -476,12 +468,15 @@ static int check_spec(const sbx_spec *s, char *err, size_t errlen)
     const sbx_limits *l = &s->limits;
     if (!l->cpu_ms || !l->memory_bytes || !l->processes || !l->open_files)
         return sbx_fail(err, errlen, "cpu_ms, memory_bytes, processes and open_files must be positive");
-    if (l->cpu_ms > MAX_MS || l->wall_ms > MAX_MS)
+    /* The SBX_LIMIT_ bounds keep every derived value (cap + 1, limit + the
+     * zygote's charge, processes + 1) far from overflow. */
+    if (l->cpu_ms > SBX_LIMIT_MS_MAX || l->wall_ms > SBX_LIMIT_MS_MAX)
         return sbx_fail(err, errlen, "time limits over a day are refused");
-    if (l->memory_bytes > MAX_MEMORY || l->stdout_bytes > MAX_STREAM || l->stderr_bytes > MAX_STREAM ||
-        l->processes > MAX_PROCESSES || l->open_files > MAX_OPEN_FILES)
+    if (l->memory_bytes > SBX_LIMIT_MEMORY_MAX || l->stdout_bytes > SBX_LIMIT_STREAM_MAX ||
+        l->stderr_bytes > SBX_LIMIT_STREAM_MAX || l->processes > SBX_LIMIT_PROCESSES_MAX ||
+        l->open_files > SBX_LIMIT_OPEN_FILES_MAX)
         return sbx_fail(err, errlen, "limits over 64 TiB of memory, 1 TiB of output, %llu processes or %llu open "
-                        "files are refused", MAX_PROCESSES, MAX_OPEN_FILES);
+                        "files are refused", SBX_LIMIT_PROCESSES_MAX, SBX_LIMIT_OPEN_FILES_MAX);
     return 0;
 }
 

@@ -89,6 +89,16 @@ typedef struct sbx_limits {
     uint64_t open_files;
 } sbx_limits;
 
+/* The largest limits sbx_run accepts (beyond them, and for a cpu_ms,
+ * memory_bytes, processes or open_files of 0, a run is SANDBOX_ERROR):
+ * they keep every derived value far from overflow and every rlimit
+ * settable. Callers taking limits from people check against them. */
+#define SBX_LIMIT_MS_MAX (24ull * 3600 * 1000)      /* cpu_ms, wall_ms */
+#define SBX_LIMIT_MEMORY_MAX (1ull << 46)
+#define SBX_LIMIT_STREAM_MAX (1ull << 40)           /* stdout_bytes, stderr_bytes */
+#define SBX_LIMIT_PROCESSES_MAX (1ull << 22)        /* the kernel's PID_MAX_LIMIT */
+#define SBX_LIMIT_OPEN_FILES_MAX (1ull << 20)       /* the default fs.nr_open */
+
 /* Defaults: cpu 1000 ms, wall 3x cpu, memory 256 MiB, stdout
  * 1 MiB, stderr 64 KiB, 64 processes, 64 MiB files, 64 open files. */
 void sbx_limits_default(sbx_limits *l);

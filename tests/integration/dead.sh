@@ -70,5 +70,27 @@ check "an oversized entry without an id: at most 4 KiB of it in P:dead" \
     '[ "$(rcli xlen gradeq:dead)" = 2 ] && rcli --raw xrevrange gradeq:dead + - count 1 | grep -qx 100001 && [ "$(rcli --raw xrevrange gradeq:dead + - count 1 | wc -c)" -lt 6000 ]'
 did=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
 check "a cut dead letter is not requeued" '! "$G" dead requeue "$did" 2>/dev/null'
+
+# Forged fields: an entry's own reason, entry and job_bytes do not pass for
+# the worker's; a letter with a job_bytes that is no count (written by
+# hand, or by an older worker) does not break the listing; every string
+# reaches the terminal escaped.
+ESC=$(printf '\033')
+rcli xadd gradeq:jobs '*' job 'not msgpack' reason FORGED entry 9-9 job_bytes abc >/dev/null
+for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 3 ] && break; sleep 0.05; done
+fid=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
+check "a forged reason and entry do not replace the worker's (list, show)" \
+    '"$G" dead list 1 | grep -q "^$fid .*bytes  job: trailing bytes" && ! "$G" dead list 1 | grep -q "FORGED\|9-9" && "$G" dead show "$fid" | grep -q "^reason: job: trailing bytes" && ! "$G" dead show "$fid" | grep -q FORGED'
+check "... nor a forged job_bytes: the job whole, requeueable" \
+    '"$G" dead show "$fid" | grep -q "^job: 11 bytes$" && "$G" dead requeue "$fid" | grep -q "^requeued"'
+rcli xadd gradeq:dead '*' entry "$(printf '1-\033]0;pwned\007')" reason "$(printf 'a\033[2Jb')" job x job_bytes abc >/dev/null
+check "a job_bytes that is no count: the listing still works" '"$G" dead list >/dev/null && "$G" dead list --json | python3 -c "import json,sys; json.load(sys.stdin)"'
+check "reason and entry escaped in plain mode" \
+    '! "$G" dead list | grep -aq "$ESC" && "$G" dead list | grep -aqF "a\x1b[2Jb" && "$G" dead list | grep -aqF "1-\x1b]0;pwned\x07"'
+# msgpack by hand: {"id": "e1", "argv": ["/bin/\e[2J"]}, dead-lettered by hand.
+printf '\202\242id\242e1\244argv\221\251/bin/\033[2J' > "$T/escjob"
+rcli -x xadd gradeq:dead '*' entry 3-0 reason r job < "$T/escjob" >/dev/null
+eid=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
+check "argv escaped by dead show" '! "$G" dead show "$eid" | grep -aq "$ESC" && "$G" dead show "$eid" | grep -aqF "argv: /bin/\x1b[2J"'
 kill -TERM $LAST_WORKER; wait $LAST_WORKER
 exit $FAIL

@@ -20,8 +20,20 @@ check "2: a bad option, each command" \
 check "2: a malformed URL, each client command" \
     '[ "$(code "$G" submit --redis http://x -- /bin/true)$(code "$G" stats --redis http://x)$(code "$G" dead list --redis http://x)$(code "$G" result j --redis http://x)" = 2222 ]'
 check "2: a usage error is one line and a hint" '[ "$("$G" run --bogus -- x 2>&1 | wc -l)" = 2 ] && "$G" run --bogus -- x 2>&1 | grep -q "Try .gradeq run --help."'
+check "2: a limit the sandbox would refuse (run, grade, submit), naming the flag" \
+    '[ "$(code "$G" run --cpu-ms 0 -- /bin/true)$(code "$G" run --wall-ms 99999999999 -- /bin/true)$(code "$G" grade --tests "$T" --memory 0 -- /bin/true)$(code "$G" submit --redis "$NOWHERE" --open-files 0 -- /bin/true)" = 2222 ] && "$G" run --cpu-ms 0 -- /bin/true 2>&1 | grep -q "cpu-ms: 0, must be positive"'
+A100K=$(head -c 100000 /dev/zero | tr '\0' a)
+check "2: PROGRAM ARGS over what the sandbox execs (was SANDBOX_ERROR, exit 3)" \
+    '[ "$(code "$G" run -- /bin/echo "$A100K" "$A100K" "$A100K")" = 2 ]'
+check "2: --max-queue past a signed 64-bit count (was exit 3)" '[ "$(code "$G" submit --redis "$NOWHERE" --max-queue 18446744073709551615 -- /bin/true)" = 2 ]'
+check "2: two --file names that clash, a path escaping /box (was SANDBOX_ERROR, exit 3)" \
+    '[ "$(code "$G" run --file a=/dev/null --file a/b=/dev/null -- /bin/true)$(code "$G" run --file ../x=/dev/null -- /bin/true)" = 22 ]'
 check "2: the worker, a malformed URL (the unit does not restart it)" '[ "$(code "$B/gradeq-worker" --redis http://x)" = 2 ]'
 check "2: the worker, a bad option" '[ "$(code "$B/gradeq-worker" --threads many)" = 2 ]'
+check "2: the worker, --metrics-addr \"[:9100\" (it crashed), with a message" \
+    '[ "$(code timeout 20 "$B/gradeq-worker" --metrics-addr "[:9100")" = 2 ] && "$B/gradeq-worker" --metrics-addr "[:9100" 2>&1 | grep -q "^gradeq-worker: --metrics-addr \"\[:9100\": "'
+check "2: the worker, maxima a run cannot have or a result cannot hold" \
+    '[ "$(code timeout 20 "$B/gradeq-worker" --max-cpu-ms 0)$(code timeout 20 "$B/gradeq-worker" --max-stdout 64M)$(code timeout 20 "$B/gradeq-worker" --max-result-bytes 1G)" = 222 ]'
 check "3: Redis unreachable, each client command" \
     '[ "$(code "$G" submit --redis "$NOWHERE" -- /bin/true)$(code "$G" stats --redis "$NOWHERE")$(code "$G" dead list --redis "$NOWHERE")$(code "$G" result j --redis "$NOWHERE")" = 3333 ]'
 start_redis || exit 1

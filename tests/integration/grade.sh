@@ -136,6 +136,7 @@ bad_cli() { $G grade "$@" >/dev/null 2>"$T/badcli.err"; [ $? = 2 ] && [ -s "$T/b
 check "no --tests: exit 2" 'bad_cli -- ./main'
 check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c'
 check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
+check "a --checker-file named as the checker program copied in: exit 2 naming it (was SANDBOX_ERROR, exit 3)" 'bad_cli --tests "$T/ten" --checker "$T/check" --checker-file check="$S/sum.c" -- cat && grep -q "\"check\" and \"check\"" "$T/badcli.err"'
 check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cobol --source "$S/sum.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
@@ -148,6 +149,8 @@ check "a test name with an escape and a newline: exit 2, shown escaped" 'bad_cli
 check "gradeq languages: one a line, name first" '$B/gradeq languages $LANGS | cut -f1 | tr "\n" " " | grep -qx "c cpp python3 "'
 printf '[odd]\nsource = a.x\ncompile = no-such-compiler-xyz a.x\nrun = ./a\n' > "$T/langs"
 check "a preset whose compiler is missing is marked so" '$B/gradeq languages --languages "$T/langs" | grep -q "unavailable: no-such-compiler-xyz is not installed"'
+printf '[zero]\nsource = a.c\nrun = ./a\ncpu_ms = 0\n' > "$T/langs0"
+check "a preset with a cpu_ms of 0: the file refused, naming it" '$B/gradeq languages --languages "$T/langs0" >/dev/null 2>"$T/langs0.err"; [ $? = 2 ] && grep -q "cpu_ms: 0, must be positive" "$T/langs0.err"'
 
 # --- the same through a worker ------------------------------------------------
 start_redis || exit 1
@@ -230,6 +233,9 @@ check "BAD_JOB: EPS not a number" 'bad_job b4 "{\"id\":\"b4\",\"argv\":[\"cat\"]
 raw_result() { raw "$2"; rcli --raw blpop "gradeq:result:$1" 30 | tr -d '\0' > "$T/$1.res"; }
 raw_result clash1 '{"id":"clash1","argv":["sh","-c","cat data d"],"compile":{"argv":["sh","-c","echo old > data; mkdir d; echo x > d/x"]},"tests":[{"expected":"new\nf\n","files":{"data":"new\n","d":"f\n"}}]}'
 check "a test's files displace what the compile step left in their way" 'grep -aq passed "$T/clash1.res" && ! grep -aqE "SANDBOX_ERROR|WRONG_ANSWER|RUNTIME_ERROR" "$T/clash1.res"'
+check "BAD_JOB: a test's own cpu_ms of 0, before any test ran (not SANDBOX_ERROR after them)" 'bad_job b6 "{\"id\":\"b6\",\"argv\":[\"cat\"],\"tests\":[{},{\"limits\":{\"cpu_ms\":0}}]}" "tests[1].limits.cpu_ms: 0, must be positive"'
+check "BAD_JOB: a compile step's memory_bytes of 0" 'bad_job b7 "{\"id\":\"b7\",\"argv\":[\"cat\"],\"tests\":[{}],\"compile\":{\"argv\":[\"true\"],\"limits\":{\"memory_bytes\":0}}}" "compile.limits.memory_bytes: 0, must be positive"'
+check "BAD_JOB: the compile argv and the job's env, each fitting alone, not together" 'bad_job b8 "{\"id\":\"b8\",\"argv\":[\"cat\"],\"tests\":[{}],\"env\":{\"A\":\"v\"*61439,\"B\":\"v\"*61439},\"compile\":{\"argv\":[\"a\"*71679,\"a\"*71679]}}" "compile.argv and env: "'
 check "BAD_JOB: a checker file named input" 'bad_job b5 "{\"id\":\"b5\",\"argv\":[\"cat\"],\"tests\":[{}],\"checker\":{\"argv\":[\"true\"],\"files\":{\"input\":\"x\"}}}" "checker.files: a file clashes with \"input\""'
 
 # A compile step allowed the worker's largest outputs, filling them: the
@@ -261,4 +267,22 @@ wait_pending gw/ 10
 t0=$(date +%s); kill -TERM $GW; wait $GW; t1=$(date +%s)
 check "drain stops a 1000-test grading between two tests" '[ $((t1 - t0)) -le 10 ] && grep -q "grading stopped by the drain" "$T/gw.log"'
 check "... and leaves it pending for another worker, unpublished" 'rcli xpending gradeq:jobs workers - + 10 | grep -q "^gw/" && [ "$(rcli exists gradeq:result:drain1)" = 0 ]'
+
+# --- drains do not spend deliveries: three in a row, then graded whole ------
+# Its own prefix: drain1 above waits in gradeq:jobs for any new worker.
+mkdir -p "$T/twenty"
+for i in $(seq 1 20); do : > "$T/twenty/$i.in"; : > "$T/twenty/$i.out"; done
+GRADEQ_PREFIX=dr "$B/gradeq" submit --id drained --tests "$T/twenty" -- /bin/sleep 0.3 >/dev/null
+drains=""
+for n in 1 2 3; do
+    start_worker dr$n --prefix dr --threads 1 --claim-idle-ms 1000
+    for _ in $(seq 1 200); do rcli xpending dr:jobs workers - + 10 | grep -q "^dr$n/" && break; sleep 0.05; done
+    kill -TERM $LAST_WORKER; wait $LAST_WORKER; drains="$drains$?"
+done
+start_worker dr4 --prefix dr --threads 1 --claim-idle-ms 1000
+timeout 120 "$B/gradeq" result drained --prefix dr --wait 100 --json > "$T/drained.json" 2>/dev/null
+check "three drains stop a grading, each exits 0" '[ "$drains" = 000 ] && [ "$(grep -c "grading stopped by the drain" "$T"/dr[123].log | grep -c ":1$")" = 3 ]'
+check "... the fourth worker grades it whole: OK, attempt 1, not dead-lettered" \
+    'is drained "d[\"status\"],d[\"passed\"],d[\"attempt\"]" "OK 20 1" && [ "$(rcli xlen dr:dead)" = 0 ]'
+kill -TERM $LAST_WORKER; wait $LAST_WORKER
 exit $FAIL

@@ -13,6 +13,10 @@ check "binary search over 20 rounds: OK" \
 printf '1\n1000000\n500000\n7\n42\n999999\n2\n3\n4\n5\n6\n8\n9\n10\n11\n12\n13\n14\n15\n16\n' > "$T/secrets"
 check "test data reaches the interactor as input" \
     'verdict --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "^gradeq: OK"'
+check "the interactor's own file input is its input, without --stdin (was SANDBOX_ERROR)" \
+    'verdict --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "^gradeq: OK"'
+check "... and with --stdin too: exit 2, naming both" \
+    '"$G" run --stdin "$T/secrets" --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>"$T/both.err"; [ $? = 2 ] && grep -q "\-\-stdin and \-\-interactor-file input=" "$T/both.err"'
 check "a wrong solution: WRONG_ANSWER" \
     'verdict --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong | grep -q "^gradeq: WRONG_ANSWER"'
 out=$(verdict --wall-ms 500 --interactor "$P/guess_interactor" -- "$P/guess_solver" silent)
@@ -78,6 +82,10 @@ check "job: --interactor-cpu-ms travels as interactor.limits" \
     '"$G" submit --wait 30 --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR.*TIME_LIMIT"'
 check "job: the judge rejecting first, the program failing after: WRONG_ANSWER" \
     '"$G" submit --wait 30 --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
+check "job: the interactor's own file input is its input (was SANDBOX_ERROR, then dead-lettered)" \
+    '"$G" submit --wait 30 --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
+check "job: with --stdin too, refused before it is queued" \
+    '"$G" submit --stdin "$T/secrets" --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1; [ $? = 2 ]'
 t=$("$G" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "job: transcript through Redis" 'echo "$t" | grep -q "^> 9\$"'
 exit $FAIL

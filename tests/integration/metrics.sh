@@ -58,5 +58,21 @@ check "truncated stdout counted" '[ "$(metric "gradeq_output_truncated_total{str
 check "unknown path is 404" '[ "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/x")" = 404 ]'
 check "bound to loopback by default (only a port given)" \
     'ss -ltn | grep -q "127.0.0.1:$port " && ! ss -ltn | grep -q "0.0.0.0:$port "'
-kill -TERM $W; wait $W
+# A client that trickles its request, a byte every 0.3 s for 30 s, holds the
+# one-client endpoint for its 2 s at most: a scrape meanwhile is answered,
+# and so is the stop.
+python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+for _ in range(100):
+    try: s.send(b"G")
+    except OSError: break
+    time.sleep(0.3)
+' "$port" &
+SLOW=$!
+for _ in $(seq 1 100); do ss -tn state established "( dport = :$port )" | grep -q "$port" && break; sleep 0.05; done
+check "a scrape while a client trickles its request: answered" 'scrape | grep -q "^gradeq_build_info"'
+t0=$(date +%s); kill -TERM $W; wait $W; t1=$(date +%s)
+check "... and the worker stops without waiting for it" '[ $((t1 - t0)) -le 10 ]'
+kill $SLOW 2>/dev/null; wait $SLOW 2>/dev/null
 exit $FAIL

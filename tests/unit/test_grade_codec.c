@@ -198,6 +198,65 @@ static void test_grading_argv_size_checked(void **state)
     }
 }
 
+/* The compile step runs with the job's env: 140 KiB of compile argv and
+ * 120 KiB of env each fit alone, not together. The checker gets "input
+ * output answer" appended: an argv that fits to the byte without them
+ * does not with them. */
+static void test_what_runs_together_is_checked(void **state)
+{
+    (void)state;
+    static char a70[70 * 1024], v60[60 * 1024], big[Q_EXEC_STRING_MAX - 1];
+    memset(a70, 'a', sizeof a70 - 1);
+    memset(v60, 'v', sizeof v60 - 1);
+    for (int which = 0; which < 3; which++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, which == 2 ? 4 : 5);
+        pack_str(&pk, "id", 2), pack_str(&pk, "g", 1);
+        pack_str(&pk, "argv", 4), msgpack_pack_array(&pk, 1), pack_str(&pk, "a", 1);
+        pack_str(&pk, "tests", 5), msgpack_pack_array(&pk, 1), msgpack_pack_map(&pk, 0);
+        if (which < 2) {
+            pack_str(&pk, "env", 3), msgpack_pack_map(&pk, 2);
+            pack_str(&pk, "A", 1), pack_str(&pk, v60, strlen(v60));
+            pack_str(&pk, "B", 1), pack_str(&pk, v60, strlen(v60));
+            pack_str(&pk, "compile", 7), msgpack_pack_map(&pk, 1);
+            pack_str(&pk, "argv", 4), msgpack_pack_array(&pk, which ? 1 : 2);
+            pack_str(&pk, a70, strlen(a70));
+            if (!which)
+                pack_str(&pk, a70, strlen(a70));
+        } else {
+            /* Q_EXEC_BYTES_MAX exactly with the default env, before the
+             * three names: a long string and a filler, with their NULs. */
+            size_t fill = Q_EXEC_BYTES_MAX - Q_EXEC_DEFAULT_ENV - sizeof big - 1;
+            memset(big, 'c', sizeof big - 1);
+            pack_str(&pk, "checker", 7), msgpack_pack_map(&pk, 1);
+            pack_str(&pk, "argv", 4), msgpack_pack_array(&pk, 2);
+            pack_str(&pk, big, strlen(big));
+            char *f = malloc(fill);
+            memset(f, 'f', fill);
+            pack_str(&pk, f, fill);
+            free(f);
+        }
+        char err[Q_ERR_LEN];
+        q_job d;
+        int rc = q_job_decode(sb.data, sb.size, NULL, &d, err, sizeof err);
+        if (which == 1) {
+            assert_int_equal(rc, 0); /* 70 KiB with 120 KiB of env: it fits */
+            q_job_free(&d);
+        } else {
+            assert_int_equal(rc, -1);
+            const char *want = which ? "checker.argv (with input output answer) and env: 261140 bytes"
+                                     : "compile.argv and env: ";
+            if (!strstr(err, want))
+                fail_msg("case %d: got \"%s\", want \"%s\"", which, err, want);
+            assert_true(d.has_id);
+        }
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+
 static const struct tc_bad bad[] = {
     { "{id: 'g', tests: [{}]}", "argv: missing (tests need argv or language)", "g" },
     { "{id: 'g', argv: ['a'], tests: []}", "tests: 0 tests, not 1..1000", "g" },
@@ -235,6 +294,17 @@ static const struct tc_bad bad[] = {
     { "{id: 'g', tests: [{}], language: 'c c', source: 'x'}",
       "language: \"c c\": byte 1 is not a visible ASCII character", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], tests: [{}]}", "job: duplicate key \"tests\"", "g" },
+    /* Every limit of every program is checked before anything runs. */
+    { "{id: 'g', argv: ['a'], tests: [{}, {limits: {cpu_ms: 0}}]}",
+      "tests[1].limits.cpu_ms: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{limits: {open_files: 0}}]}",
+      "tests[0].limits.open_files: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], compile: {argv: ['gcc'], limits: {memory_bytes: 0}}}",
+      "compile.limits.memory_bytes: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], checker: {argv: ['c'], limits: {processes: 0}}}",
+      "checker.limits.processes: 0, must be positive", "g" },
+    { "{id: 'g', argv: ['a'], tests: [{}], interactor: {argv: ['i'], limits: {cpu_ms: 0}}}",
+      "interactor.limits.cpu_ms: 0, must be positive", "g" },
 };
 
 static void test_bad_combinations(void **state)
@@ -366,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_full_roundtrip),     cmocka_unit_test(test_language_job),
         cmocka_unit_test(test_plain_job_has_no_grade), cmocka_unit_test(test_grading_maps_follow_the_key_rule),
         cmocka_unit_test(test_grading_argv_size_checked),
+        cmocka_unit_test(test_what_runs_together_is_checked),
         cmocka_unit_test(test_bad_combinations),
         cmocka_unit_test(test_counts_bounded),     cmocka_unit_test(test_result_roundtrip),
         cmocka_unit_test(test_bad_results),

@@ -17,9 +17,12 @@
 #include <cmocka.h>
 
 #include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "queue/stream.h"
 #include "tests/lib/redis_server.h"
@@ -225,6 +228,94 @@ static void test_claim_only_idle_and_walks_pel(void **state)
     assert_int_equal(q_claim(c, P, "B", 30000, &cur, 0, &e, err, sizeof err), 1);
     assert_string_equal(e.id, ids[0]);
     q_entry_free(&e);
+    q_conn_close(c);
+}
+
+/* A drained worker hands its entry back: another worker claims it at
+ * once, and the delivery count is what it was before the drained one took
+ * it, however many drains it goes through. Only the owner can. */
+static void test_release_hands_back_uncounted(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "", owner[Q_NAME_MAX + 1];
+    q_entry e;
+    sf_submit_fetch(c, P, "x", 1, "A", &e);
+    char id[Q_ID_LEN];
+    memcpy(id, e.id, sizeof id);
+    q_entry_free(&e);
+    assert_int_equal(q_release(c, P, "B", id, 30000, err, sizeof err), 0); /* not B's */
+    assert_int_equal(delivery_count(c, id, owner), 1);
+    const char *who = "A";
+    for (int drain = 0; drain < 5; drain++) {
+        assert_int_equal(q_release(c, P, who, id, 30000, err, sizeof err), 1);
+        assert_int_equal(delivery_count(c, id, owner), 0);
+        q_cursor cur = { "" };
+        const char *next = drain % 2 ? "A" : "B";
+        assert_int_equal(q_claim(c, P, next, 30000, &cur, 0, &e, err, sizeof err), 1);
+        assert_string_equal(e.id, id);
+        assert_int_equal(e.attempt, 1); /* as on its first delivery */
+        q_entry_free(&e);
+        who = next;
+    }
+    assert_int_equal(delivery_count(c, id, owner), 1);
+    assert_string_equal(owner, who);
+    q_conn_close(c);
+}
+
+/* The blocking read of an empty queue, in a thread: the entry comes whole
+ * from XREADGROUP, not from the fetch script. */
+typedef struct blocked_fetch {
+    q_conn *c;
+    q_entry e;
+    int rc;
+} blocked_fetch;
+
+static void *fetch_blocking(void *arg)
+{
+    blocked_fetch *b = arg;
+    char err[Q_ERR_LEN];
+    b->rc = q_fetch(b->c, P, "A", 2000, 64 * 1024, &b->e, err, sizeof err);
+    return NULL;
+}
+
+/* An entry's own job_bytes field does not pass for a cut: it would answer
+ * a whole small job "over --max-job-bytes". Neither through the fetch
+ * script nor when the entry comes whole from a blocked XREADGROUP. */
+static void test_own_job_bytes_ignored(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(NULL);
+    char err[Q_ERR_LEN] = "";
+    redisReply *r = RUN(c, "XADD", P ":jobs", "*", "job", "small", "job_bytes", "999999");
+    freeReplyObject(r);
+    q_entry e;
+    assert_int_equal(q_fetch(c, P, "A", 0, 64 * 1024, &e, err, sizeof err), 1);
+    assert_int_equal(e.job_len, 5);
+    assert_int_equal(e.job_bytes, 5);
+    q_entry_free(&e);
+
+    blocked_fetch b = { .c = sf_open(NULL) };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fetch_blocking, &b), 0);
+    /* Until the thread's XREADGROUP is blocked (a bounded wait). */
+    bool blocked = false;
+    for (int i = 0; i < 400 && !blocked; i++) {
+        r = RUN(c, "CLIENT", "LIST");
+        blocked = strstr(r->str, "cmd=xreadgroup") != NULL;
+        freeReplyObject(r);
+        if (!blocked)
+            nanosleep(&(struct timespec){ 0, 5 * 1000000 }, NULL);
+    }
+    r = RUN(c, "XADD", P ":jobs", "*", "job", "small", "job_bytes", "999999");
+    freeReplyObject(r);
+    pthread_join(t, NULL);
+    assert_true(blocked);
+    assert_int_equal(b.rc, 1);
+    assert_int_equal(b.e.job_len, 5);
+    assert_int_equal(b.e.job_bytes, 5);
+    q_entry_free(&b.e);
+    q_conn_close(b.c);
     q_conn_close(c);
 }
 
@@ -543,6 +634,8 @@ int main(void)
         T(test_fetch_publish_round_trip),
         T(test_publish_after_losing_entry_writes_nothing),
         T(test_claim_only_idle_and_walks_pel),
+        T(test_release_hands_back_uncounted),
+        T(test_own_job_bytes_ignored),
         T(test_touch_keeps_entry),
         T(test_dead_letter),
         T(test_oversized_job_cut),

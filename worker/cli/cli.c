@@ -10,8 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "queue/job.h"
 #include "queue/redis.h"
 #include "worker/cli/cli.h"
+#include "worker/common/convert.h"
+#include "worker/engine/grade_files.h"
 #include "worker/engine/languages.h"
 
 const char wk_cli_run_help[] =
@@ -190,6 +193,61 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
     return 0;
 }
 
+/* The i-th name of an array of sbx_file or q_file (each has it first). */
+static const char *name_at(const void *files, size_t stride, size_t i)
+{
+    return *(const char *const *)(const void *)((const char *)files + i * stride);
+}
+
+int wk_cli_check_names(const char *flag, const void *files, size_t stride, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *a = name_at(files, stride, i), *why = q_path_problem(a, strlen(a));
+        if (why)
+            return snprintf(err, errlen, "%s %s: %s", flag, a, why), -1;
+        for (size_t k = 0; k < i; k++)
+            if (wk_path_clash(name_at(files, stride, k), a))
+                return snprintf(err, errlen, "%s: \"%s\" and \"%s\" cannot both be in /box (one name twice, or one the "
+                                "other's directory; a local program goes in under its own name)", flag,
+                                name_at(files, stride, k), a), -1;
+    }
+    return 0;
+}
+
+/* The interactor's `input` is what --stdin (or gradeq's own stdin) gives,
+ * unless an --interactor-file is named input: then that file is the
+ * input, and --stdin as well is a usage error. */
+static int check_files(wk_cli_run *c, char *err, size_t errlen)
+{
+    if (wk_cli_check_names("--file", c->files, sizeof *c->files, c->spec.nfiles, err, errlen) < 0 ||
+        wk_cli_check_names("--interactor-file", c->inter_files, sizeof *c->inter_files, c->ninter_files, err,
+                           errlen) < 0)
+        return -1;
+    for (size_t i = 0; c->has_interactor && i < c->ninter_files; i++)
+        c->inter_input |= wk_path_clash(c->inter_files[i].name, "input");
+    if (c->inter_input && c->stdin_given)
+        return snprintf(err, errlen, "--stdin and --interactor-file input=...: both would be the interactor's file "
+                        "`input` (give one or the other)"), -1;
+    return 0;
+}
+
+/* The limits a run gets, the interactor's too: a usage error naming the
+ * flag, never a sandbox error after the run was set up. */
+static int check_limits(const wk_cli_run *c, char *err, size_t errlen)
+{
+    static const char *const flags[WK_LIM_COUNT] = { "--cpu-ms", "--wall-ms", "--memory", "--stdout-max",
+                                                     "--stderr-max", "--processes", "--file-max", "--open-files" };
+    char why[96];
+    sbx_limits il;
+    wk_cli_interactor_limits(c, &il);
+    int i = wk_limits_refused(&c->spec.limits, why, sizeof why);
+    if (i >= 0)
+        return snprintf(err, errlen, "%s: %s", flags[i], why), -1;
+    if (c->has_interactor && (i = wk_limits_refused(&il, why, sizeof why)) >= 0)
+        return snprintf(err, errlen, "--interactor-%s: %s", flags[i] + 2, why), -1;
+    return 0;
+}
+
 /* System directories are visible in the box; anything else is copied in. */
 static bool visible_in_box(const char *real)
 {
@@ -242,7 +300,16 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;
     c->spec.limits = c->limits;
-    return 0;
+    /* What execve and the sandbox take, as a job's are checked. */
+    for (int k = 0; c->argv[k]; k++)
+        if (strlen(c->argv[k]) >= Q_EXEC_STRING_MAX)
+            return snprintf(err, errlen, "argument %d: %zu bytes, more than execve takes (%u)", k,
+                            strlen(c->argv[k]), Q_EXEC_STRING_MAX - 1), -1;
+    size_t n = q_exec_bytes((const char *const *)c->argv, NULL, NULL);
+    if (n > Q_EXEC_BYTES_MAX)
+        return snprintf(err, errlen, "PROGRAM ARGS: %zu bytes with the environment, more than the sandbox takes (%u)",
+                        n, Q_EXEC_BYTES_MAX), -1;
+    return check_limits(c, err, errlen) < 0 ? -1 : check_files(c, err, errlen);
 }
 
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)

@@ -38,8 +38,9 @@ typedef struct wk_cli_run {
     bool has_interactor;
     char inter_cmd[4096];
     char *inter_argv[64];
-    sbx_file inter_files[64];
+    sbx_file inter_files[64 + 1];  /* and one more: `input` (the stdin) */
     size_t ninter_files;
+    bool inter_input;          /* an --interactor-file is `input`: it is the input */
     uint64_t inter_limits[WK_LIM_COUNT]; /* --interactor-cpu-ms, -wall-ms, -memory: */
     unsigned inter_given;      /* in WK_LIM_ order, bit i when given */
     uint64_t transcript_bytes; /* --transcript SIZE */
@@ -54,6 +55,11 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
  * that is a local file outside the system dirs travels into /box. */
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
 void wk_cli_run_free(wk_cli_run *c);
+/* The names of n files for one /box (an array of sbx_file or q_file,
+ * elements stride bytes apart): each a path a job could give, none in
+ * another's way (the same name twice, "a" and "a/b"), so placing them
+ * cannot fail. -1 with err naming flag and the names. */
+int wk_cli_check_names(const char *flag, const void *files, size_t stride, size_t n, char *err, size_t errlen);
 /* The interactor's limits: the program's, with those given for it. */
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out);
 /* The run options' help text. */

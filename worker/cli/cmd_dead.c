@@ -41,7 +41,11 @@ static int list(q_conn *c, const char *prefix, size_t n, bool json)
             wk_json_string(stdout, d[i].reason);
             putchar('}');
         } else {
-            printf("%-20s entry %-20s %9lld bytes  %s\n", d[i].id, d[i].entry, d[i].job_len, d[i].reason);
+            char id[4 * Q_ID_LEN], entry[4 * Q_ID_LEN], reason[4 * Q_REASON_MAX + 4];
+            wk_text_escape(id, sizeof id, d[i].id);
+            wk_text_escape(entry, sizeof entry, d[i].entry);
+            wk_text_escape(reason, sizeof reason, d[i].reason);
+            printf("%-20s entry %-20s %9lld bytes  %s\n", id, entry, d[i].job_len, reason);
         }
     }
     if (json)
@@ -49,6 +53,13 @@ static int list(q_conn *c, const char *prefix, size_t n, bool json)
     else if (k == 0)
         puts("no dead letters");
     return 0;
+}
+
+/* P:dead holds what a job or anyone with write access chose: plain
+ * output shows every string escaped. */
+static void field(const char *s)
+{
+    wk_text_write(stdout, s, strlen(s), false);
 }
 
 static int show(q_conn *c, const char *prefix, const char *id, bool json)
@@ -75,7 +86,13 @@ static int show(q_conn *c, const char *prefix, const char *id, bool json)
         wk_base64(stdout, job.data, job.len);
         puts("\"}");
     } else {
-        printf("dead letter %s (was entry %s)\nreason: %s\n", d.id, d.entry, d.reason);
+        fputs("dead letter ", stdout);
+        field(d.id);
+        fputs(" (was entry ", stdout);
+        field(d.entry);
+        fputs(")\nreason: ", stdout);
+        field(d.reason);
+        putchar('\n');
         if (d.job_len < 0)
             printf("job: none (the entry had no job field)\n");
         else
@@ -84,12 +101,16 @@ static int show(q_conn *c, const char *prefix, const char *id, bool json)
             printf("job id: %s\n", j.id);
         if (ok == 0) {
             printf("argv:");
-            for (size_t i = 0; i < j.prog.argc; i++)
-                printf(" %s", j.prog.argv[i]);
+            for (size_t i = 0; i < j.prog.argc; i++) {
+                putchar(' ');
+                field(j.prog.argv[i]);
+            }
             printf("\nfiles: %zu, stdin: %zu bytes%s\n", j.prog.nfiles, j.stdin_len,
                    j.has_interactor ? ", with an interactor" : "");
         } else if (job.data && !d.job_cut) {
-            printf("unreadable: %s\n", jerr);
+            fputs("unreadable: ", stdout);
+            field(jerr);
+            putchar('\n');
         }
     }
     q_job_free(&j);

@@ -43,10 +43,12 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
 {
     char err[512];
     sbx_limits max;
-    memset(&max, 0xff, sizeof max); /* here the command line is the operator */
+    wk_limits_most(&max); /* here the command line is the operator */
     wk_grade_plan plan;
     wk_plan_store st;
-    if (wk_grade_plan_from_job(j, langs, &max, (size_t)g->test_output_max, &plan, &st, err, sizeof err) < 0) {
+    /* The worker's default budget: what it publishes, this prints. */
+    if (wk_grade_plan_from_job(j, langs, &max, (size_t)g->test_output_max, wk_output_budget(Q_RESULT_BYTES_MAX, true),
+                               &plan, &st, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq grade: %s\n", err);
         wk_plan_store_free(&st);
         return 2;
@@ -67,7 +69,9 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
     wk_graded out;
     int rc = 0;
     if (wk_grade(host, box, &cbox, &plan, &out) != WK_GRADED) {
-        fprintf(stderr, "gradeq grade: the sandbox failed: %s\n", out.error);
+        char why[4 * SBX_ERR_LEN];
+        wk_text_escape(why, sizeof why, out.error);
+        fprintf(stderr, "gradeq grade: the sandbox failed: %s\n", why);
         rc = 3;
     } else {
         const char *names[WK_ISO_MAX];

@@ -71,11 +71,10 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
     sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
                        .nfiles = c->ninter_files };
     wk_cli_interactor_limits(c, &inter.limits);
-    sbx_file input = { "input", c->spec.stdin_data, c->spec.stdin_len, false };
-    if (c->spec.stdin_data && c->ninter_files < 64) {
-        c->inter_files[c->ninter_files] = input;
-        inter.nfiles++;
-    }
+    /* The stdin is the interactor's `input`, unless one of its files is
+     * (wk_cli_run_program refused both). */
+    if (c->spec.stdin_data && !c->inter_input)
+        c->inter_files[inter.nfiles++] = (sbx_file){ "input", c->spec.stdin_data, c->spec.stdin_len, false };
     c->spec.stdin_data = NULL;
     c->spec.stdin_len = 0;
     wk_pair pair;
@@ -111,7 +110,7 @@ int wk_cmd_run(int argc, char **argv)
         wk_cli_run_free(&c);
         return wk_usage_error("run", "%s", err);
     }
-    if (!c.stdin_given && !isatty(0) && own_stdin(&c, err, sizeof err) < 0) {
+    if (!c.stdin_given && !c.inter_input && !isatty(0) && own_stdin(&c, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq run: %s\n", err);
         wk_cli_run_free(&c);
         return WK_EXIT_USAGE;

@@ -40,8 +40,17 @@ static void print_json(const q_stats *s, const q_worker_info *w, size_t nw)
     printf("]}\n");
 }
 
+/* Names come from Redis, where anyone with write access may put any
+ * bytes: shown escaped. */
+static const char *esc(char out[4 * 65], const char *s)
+{
+    wk_text_escape(out, 4 * 65, s);
+    return out;
+}
+
 static void print_table(const q_stats *s, const q_worker_info *w, size_t nw)
 {
+    char a[4 * 65], b[4 * 65];
     printf("queue: %lld waiting, %lld running (pending), %lld dead; %.1f jobs/s over the last minute\n",
            s->waiting, s->pending, s->dead, s->jobs_per_s);
     if (s->oldest_waiting_ms >= 0 || s->oldest_pending_ms >= 0)
@@ -49,18 +58,18 @@ static void print_table(const q_stats *s, const q_worker_info *w, size_t nw)
     if (s->ncounters) {
         printf("results:");
         for (size_t i = 0; i < s->ncounters; i++)
-            printf(" %s=%lld", s->counters[i].name, s->counters[i].value);
+            printf(" %s=%lld", esc(a, s->counters[i].name), s->counters[i].value);
         printf("\n");
     }
     for (size_t i = 0; i < s->nconsumers; i++)
-        printf("  pending %-40s %lld\n", s->consumers[i].name, s->consumers[i].pending);
+        printf("  pending %-40s %lld\n", esc(a, s->consumers[i].name), s->consumers[i].pending);
     printf("%zu live worker%s\n", nw, nw == 1 ? "" : "s");
     if (nw)
         printf("  %-32s %-16s %8s %10s %10s\n", "name", "host", "busy", "jobs", "seen");
     time_t now = time(NULL);
     for (size_t i = 0; i < nw; i++)
-        printf("  %-32s %-16s %4lld/%-3lld %10lld %8llds ago\n", w[i].name, w[i].host, w[i].busy, w[i].threads,
-               w[i].jobs_done, (long long)now - w[i].last_seen);
+        printf("  %-32s %-16s %4lld/%-3lld %10lld %8llds ago\n", esc(a, w[i].name), esc(b, w[i].host), w[i].busy,
+               w[i].threads, w[i].jobs_done, (long long)now - w[i].last_seen);
 }
 
 int wk_cmd_stats(int argc, char **argv)

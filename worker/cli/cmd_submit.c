@@ -1,5 +1,6 @@
 /* cmd_submit.c -- `gradeq submit`: one job into the queue, optionally
  * waiting for its result, which it prints as `gradeq run` would. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,9 @@ static int own_option(submit_opts *o, int argc, char **argv, int *i, char *err, 
     uint64_t *num = strcmp(a, "--wait") == 0 ? &o->wait_s : strcmp(a, "--max-queue") == 0 ? &o->max_queue : NULL;
     if (!str && !num)
         return 0;
-    if (!v || (num && wk_parse_uint(v, num) < 0))
-        return snprintf(err, errlen, "%s needs %s", a, num ? "a non-negative integer" : "a value"), -1;
+    /* --max-queue goes to Redis as a 64-bit signed count. */
+    if (!v || (num && (wk_parse_uint(v, num) < 0 || *num > (uint64_t)LLONG_MAX)))
+        return snprintf(err, errlen, "%s needs %s", a, num ? "a non-negative integer (at most 2^63-1)" : "a value"), -1;
     if (str)
         *str = v;
     o->wait |= num == &o->wait_s;

@@ -171,7 +171,9 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         return fail(err, errlen, "--stdin", "not with --tests (each test gives its stdin)");
     if (c->transcript_bytes)
         return fail(err, errlen, "--transcript", "not kept when grading");
-    if (wk_testdir_load(g->tests_dir, &g->tests, &g->ntests, err, errlen) < 0)
+    if (wk_cli_check_names("--checker-file", g->checker_files, sizeof *g->checker_files, g->nchecker_files, err,
+                           errlen) < 0 ||
+        wk_testdir_load(g->tests_dir, &g->tests, &g->ntests, err, errlen) < 0)
         return -1;
     memset(j, 0, sizeof *j);
     g->files = calloc(c->spec.nfiles + 1, sizeof *g->files);

@@ -1,11 +1,12 @@
 /* grade_output.c -- a grading result for people (a line per test, a
- * summary) and for tools (the grading members of the JSON object). Names
- * and messages are shown escaped where control bytes could reach a
- * terminal. */
+ * summary) and for tools (the grading members of the JSON object). Every
+ * string is shown escaped, and the compiler's output on a terminal (it
+ * quotes the student's source byte for byte). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "queue/stream.h"
 #include "worker/cli/grade_cli.h"
 
 static void json_graded(FILE *f, const q_graded *t, bool test)
@@ -47,22 +48,20 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
     fprintf(f, "],\"passed\":%llu,\"total\":%llu", (unsigned long long)g->passed, (unsigned long long)g->total);
 }
 
-/* s with what is not text (wk_text_char) as '?', at most max bytes: a
- * result from the queue may hold any bytes. */
+/* s escaped (wk_text_write), at most max bytes: a result from the queue
+ * may hold any bytes. */
 static void safe(FILE *f, const char *s, size_t max)
 {
-    size_t n = strnlen(s, max), k;
-    for (size_t i = 0; i < n; i += k ? k : 1) {
-        k = wk_text_char(s + i, n - i);
-        k ? (void)fwrite(s + i, 1, k, f) : (void)fputc('?', f);
-    }
+    wk_text_write(f, s, strnlen(s, max), false);
 }
 
 void wk_print_test_line(FILE *f, const q_graded *t)
 {
     fputs("test ", f);
     safe(f, t->name, Q_TEST_NAME_MAX);
-    fprintf(f, "  %-16s", t->status);
+    char st[4 * Q_STATUS_MAX + 1];
+    wk_text_escape(st, sizeof st, t->status);
+    fprintf(f, "  %-16s", st);
     if (strcmp(t->status, "SKIPPED") != 0)
         fprintf(f, " %7.3f s %8.1f MiB", t->cpu_us / 1e6, t->memory_bytes / 1048576.0);
     if (t->checker_message) {
@@ -85,8 +84,8 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
         safe(f, r->error ? r->error : "", SIZE_MAX);
         fputc('\n', f);
         if (g->has_compile) {
-            fwrite(g->compile.stderr_buf, 1, g->compile.stderr_len, f);
-            fwrite(g->compile.stdout_buf, 1, g->compile.stdout_len, f);
+            wk_text_output(f, g->compile.stderr_buf, g->compile.stderr_len);
+            wk_text_output(f, g->compile.stdout_buf, g->compile.stdout_len);
         }
     }
     fprintf(f, "%llu/%llu passed", (unsigned long long)g->passed, (unsigned long long)g->total);
@@ -95,9 +94,12 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
         if (strcmp(t->status, "OK") != 0 && strcmp(t->status, "SKIPPED") != 0) {
             fputs(", first failure: test ", f);
             safe(f, t->name, Q_TEST_NAME_MAX);
-            fprintf(f, " %s", t->status);
+            fputc(' ', f);
+            safe(f, t->status, Q_STATUS_MAX);
             break;
         }
     }
-    fprintf(f, " (%s)\n", r->status);
+    fputs(" (", f);
+    safe(f, r->status, Q_STATUS_MAX);
+    fputs(")\n", f);
 }

@@ -1,9 +1,9 @@
 /* output.c -- printing a run's result: JSON for tools, or the program's own
- * output passed through with a time(1)-like summary line on stderr. */
+ * output passed through (escaped on a terminal) with a time(1)-like
+ * summary line on stderr. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "worker/cli/cli.h"
 #include "worker/cli/grade_cli.h"
@@ -70,17 +70,6 @@ void wk_print_json(FILE *f, const q_result *r)
     fputs("}\n", f);
 }
 
-static void write_fd(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 static void human_bytes(char *out, size_t size, uint64_t b)
 {
     if (b >= 10u << 20)
@@ -91,10 +80,19 @@ static void human_bytes(char *out, size_t size, uint64_t b)
         snprintf(out, size, "%.0f KiB", b / 1024.0);
 }
 
+/* A result from the queue may hold any bytes, and a local one the
+ * program's: every string is shown escaped, the outputs too on a terminal
+ * (wk_text_output). */
+static void field(FILE *f, const char *s)
+{
+    wk_text_write(f, s, strlen(s), false);
+}
+
 void wk_print_plain(const q_result *r)
 {
-    write_fd(1, r->stdout_buf, r->stdout_len);
-    write_fd(2, r->stderr_buf, r->stderr_len);
+    wk_text_output(stdout, r->stdout_buf, r->stdout_len);
+    fflush(stdout);
+    wk_text_output(stderr, r->stderr_buf, r->stderr_len);
     char how[64] = "", mem[32];
     const char *abbrev = r->has_signal ? sigabbrev_np((int)r->signal) : NULL;
     if (r->has_signal)
@@ -104,15 +102,20 @@ void wk_print_plain(const q_result *r)
     human_bytes(mem, sizeof mem, r->memory_bytes);
     if (r->has_interactor) {
         const q_proc_result *i = &r->interactor;
-        write_fd(2, i->stderr_buf, i->stderr_len);
-        fprintf(stderr, "gradeq: interactor %s", i->status);
+        wk_text_output(stderr, i->stderr_buf, i->stderr_len);
+        fputs("gradeq: interactor ", stderr);
+        field(stderr, i->status);
         if (i->has_signal)
             fprintf(stderr, " signal %lld", (long long)i->signal);
         else if (i->has_exit_code)
             fprintf(stderr, " exit %lld", (long long)i->exit_code);
         fprintf(stderr, " cpu %.3f s wall %.3f s\n", i->cpu_us / 1e6, i->wall_us / 1e6);
     }
-    fprintf(stderr, "gradeq: %s%s cpu %.3f s wall %.3f s memory %s%s%s%s%s\n", r->status, how, r->cpu_us / 1e6,
-            r->wall_us / 1e6, mem, r->stdout_truncated ? " stdout truncated" : "",
-            r->stderr_truncated ? " stderr truncated" : "", r->error ? ": " : "", r->error ? r->error : "");
+    fputs("gradeq: ", stderr);
+    field(stderr, r->status);
+    fprintf(stderr, "%s cpu %.3f s wall %.3f s memory %s%s%s%s", how, r->cpu_us / 1e6, r->wall_us / 1e6, mem,
+            r->stdout_truncated ? " stdout truncated" : "", r->stderr_truncated ? " stderr truncated" : "",
+            r->error ? ": " : "");
+    field(stderr, r->error ? r->error : "");
+    fputc('\n', stderr);
 }

@@ -18,6 +18,29 @@ static uint64_t *limit_field(sbx_limits *l, int i)
     return f[i];
 }
 
+void wk_limits_most(sbx_limits *l)
+{
+    *l = (sbx_limits){ .cpu_ms = SBX_LIMIT_MS_MAX, .wall_ms = SBX_LIMIT_MS_MAX, .memory_bytes = SBX_LIMIT_MEMORY_MAX,
+                       .stdout_bytes = SBX_LIMIT_STREAM_MAX, .stderr_bytes = SBX_LIMIT_STREAM_MAX,
+                       .processes = SBX_LIMIT_PROCESSES_MAX, .file_bytes = UINT64_MAX,
+                       .open_files = SBX_LIMIT_OPEN_FILES_MAX };
+}
+
+int wk_limits_refused(const sbx_limits *l, char *why, size_t whylen)
+{
+    sbx_limits c = *l, most;
+    wk_limits_most(&most);
+    for (int i = 0; i < Q_LIM_COUNT; i++) {
+        uint64_t v = *limit_field(&c, i), m = *limit_field(&most, i);
+        if (!v && (Q_LIM_POSITIVE & (1u << i)))
+            return snprintf(why, whylen, "0, must be positive"), i;
+        if (v > m)
+            return snprintf(why, whylen, "%llu is more than the sandbox takes (%llu)", (unsigned long long)v,
+                            (unsigned long long)m), i;
+    }
+    return -1;
+}
+
 int wk_spec_from_prog(const q_prog *p, const sbx_limits *max, const sbx_file *extra, sbx_spec *spec,
                       sbx_file **files, char *err, size_t errlen)
 {

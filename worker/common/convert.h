@@ -9,6 +9,13 @@
 
 #define WK_ISO_MAX 32
 
+/* The largest limits sbx_run takes (the SBX_LIMIT_ maxima). */
+void wk_limits_most(sbx_limits *l);
+/* The first of l's limits sbx_run would refuse (a 0 where Q_LIM_POSITIVE,
+ * more than the SBX_LIMIT_ maxima), as its Q_LIM_ index with why filled;
+ * -1 when sbx_run takes them all. */
+int wk_limits_refused(const sbx_limits *l, char *why, size_t whylen);
+
 /* A program (the job's, or its interactor) as a sandbox spec: its limits
  * over the sandbox's defaults, each clamped to max; `extra`, when not
  * NULL, is one more file for /box. *files is allocated (free it); the spec

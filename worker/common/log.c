@@ -1,6 +1,7 @@
 /* log.c -- event lines for operators. A line is built whole in a stack
  * buffer and written with one write(2), so lines of different threads never
- * interleave; a message too long is cut, never split. */
+ * interleave; a message too long is cut, never split; what is not text in
+ * it (control bytes, broken UTF-8) is written as \xNN, in JSON too. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "worker/common/log.h"
+#include "worker/common/text.h"
 
 static bool as_json;
 static int min_level = WK_LOG_INFO;
@@ -47,11 +49,14 @@ void wk_log(int level, const char *fmt, ...)
 {
     if (level < min_level)
         return;
-    char msg[1024], line[2300], ts[40];
+    char raw[1024], msg[4 * sizeof raw], line[2 * sizeof msg + 128], ts[40];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* A message may quote what a job or a program chose (an argv, a file
+     * name, Redis's echo of them): one line, nothing a terminal obeys. */
+    wk_text_escape(msg, sizeof msg, raw);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
@@ -60,7 +65,7 @@ void wk_log(int level, const char *fmt, ...)
     snprintf(ts + t, sizeof ts - t, ".%03ldZ", now.tv_nsec / 1000000);
     int n;
     if (as_json) {
-        char esc[2100];
+        char esc[2 * sizeof msg];
         escape(esc, sizeof esc, msg);
         n = snprintf(line, sizeof line, "{\"time\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", ts, names[level], esc);
     } else {

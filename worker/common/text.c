@@ -1,7 +1,8 @@
 /* text.c -- bytes a program or a job chose, made safe to show: base64,
- * JSON strings, what a terminal may print as text (text.h). */
+ * JSON strings, what a terminal may print as text, escaped (text.h). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "worker/common/text.h"
 
@@ -53,6 +54,67 @@ size_t wk_text_char(const char *p, size_t n)
     memcpy(b, p, n < 4 ? n : 4);
     size_t k = utf8_len(b);
     return b[0] == 0xc2 && b[1] < 0xa0 ? 0 : k; /* C1 controls: U+0080..U+009F */
+}
+
+/* The next piece of p[0..n) as shown: a character to copy (*len of it), or
+ * a byte to escape (returns false). */
+static bool shown_as_is(const char *p, size_t n, bool lines, size_t *len)
+{
+    if (lines && (p[0] == '\n' || p[0] == '\t'))
+        return *len = 1, true;
+    *len = wk_text_char(p, n);
+    if (*len)
+        return true;
+    *len = 1;
+    return false;
+}
+
+void wk_text_write(FILE *f, const void *data, size_t n, bool lines)
+{
+    const char *p = data;
+    size_t start = 0, i = 0, k;
+    if (!n)
+        return; /* data may be NULL then */
+    while (i < n) {
+        if (shown_as_is(p + i, n - i, lines, &k)) {
+            i += k;
+            continue;
+        }
+        fwrite(p + start, 1, i - start, f);
+        fprintf(f, "\\x%02x", (unsigned char)p[i]);
+        start = ++i;
+    }
+    fwrite(p + start, 1, n - start, f);
+}
+
+size_t wk_text_escape(char *out, size_t size, const char *s)
+{
+    size_t n = strlen(s), o = 0, k;
+    if (!size)
+        return 0;
+    for (size_t i = 0; i < n; i += k) {
+        bool as_is = shown_as_is(s + i, n - i, false, &k);
+        size_t need = as_is ? k : 4;
+        if (o + need >= size)
+            break;
+        if (as_is)
+            memcpy(out + o, s + i, k);
+        else
+            snprintf(out + o, 5, "\\x%02x", (unsigned char)s[i]);
+        o += need;
+    }
+    out[o] = 0;
+    return o;
+}
+
+void wk_text_output(FILE *f, const void *p, size_t n)
+{
+    if (!n)
+        return;
+    if (isatty(fileno(f)))
+        wk_text_write(f, p, n, true);
+    else
+        fwrite(p, 1, n, f);
 }
 
 /* Any bytes in, valid JSON out: a byte that is not part of well-formed

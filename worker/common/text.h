@@ -2,6 +2,7 @@
 #ifndef GRADEQ_WORKER_TEXT_H
 #define GRADEQ_WORKER_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -13,5 +14,18 @@ void wk_json_string(FILE *f, const char *s);
  * terminal shows as text: printable ASCII, or well-formed UTF-8 that is not
  * a C1 control; else 0. */
 size_t wk_text_char(const char *p, size_t n);
+
+/* p[0..n) as a terminal may show it: each wk_text_char character as it
+ * is (with lines, '\n' and '\t' too: a program's output keeps its lines),
+ * every other byte as \xNN, so nothing can move the cursor, retitle the
+ * window or hide what follows. */
+void wk_text_write(FILE *f, const void *p, size_t n, bool lines);
+/* The same for one string into out (NUL-terminated, cut before a
+ * character that does not fit); returns its length. */
+size_t wk_text_escape(char *out, size_t size, const char *s);
+/* A program's output onto f: its bytes as they are unless f is a terminal,
+ * then as wk_text_write shows them with lines (`--json` and a redirection
+ * keep every byte). */
+void wk_text_output(FILE *f, const void *p, size_t n);
 
 #endif

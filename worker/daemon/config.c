@@ -7,9 +7,13 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "queue/result.h"
+#include "worker/common/convert.h"
+#include "worker/common/log.h"
 #include "worker/common/sizes.h"
 #include "worker/daemon/config.h"
-#include "worker/common/log.h"
+#include "worker/daemon/metrics.h"
+#include "worker/engine/engine.h"
 
 typedef enum { T_STR, T_UINT, T_SIZE, T_BOOL, T_LOGFMT, T_LEVEL } kind;
 
@@ -39,11 +43,13 @@ static const option options[] = {
     { "max-cpu-ms", T_UINT, F(max.cpu_ms), "60000", "largest cpu_ms a job may ask for" },
     { "max-wall-ms", T_UINT, F(max.wall_ms), "180000", "largest wall_ms" },
     { "max-memory", T_SIZE, F(max.memory_bytes), "4G", "largest memory_bytes" },
-    { "max-stdout", T_SIZE, F(max.stdout_bytes), "64M", "largest stdout_bytes" },
-    { "max-stderr", T_SIZE, F(max.stderr_bytes), "16M", "largest stderr_bytes" },
+    { "max-stdout", T_SIZE, F(max.stdout_bytes), "32M", "largest stdout_bytes (and transcript_bytes)" },
+    { "max-stderr", T_SIZE, F(max.stderr_bytes), "8M", "largest stderr_bytes" },
     { "max-processes", T_UINT, F(max.processes), "256", "largest processes" },
     { "max-file", T_SIZE, F(max.file_bytes), "1G", "largest file_bytes" },
     { "max-open-files", T_UINT, F(max.open_files), "1024", "largest open_files" },
+    { "max-result-bytes", T_SIZE, F(max_result_bytes), "64M",
+      "largest result published, its outputs included (2M..64M: what every client reads)" },
     { "require-isolation", T_BOOL, F(require_isolation), "yes", "refuse to start without full isolation (yes/no)" },
     { "log-format", T_LOGFMT, F(log_json), "text", "text or json" },
     { "log-level", T_LEVEL, F(log_level), "info", "debug, info, warn or error" },
@@ -108,14 +114,69 @@ static int set(wk_config *c, const option *o, const char *v, char *err, size_t e
     return -1;
 }
 
+/* Values Redis takes whole (as a 64-bit count of milliseconds, a stream
+ * length): larger ones would be refused on every call, or wrap. */
+#define CLAIM_IDLE_MS_MAX (24ull * 3600 * 1000)
+#define RESULT_TTL_MAX (10ull * 366 * 24 * 3600)
+#define MAXLEN_MAX 1000000000ull
+#define JOB_BYTES_MAX (1ull << 30)
+#define RESULT_BYTES_MIN (2ull << 20)
+
+/* Every maximum a job's limit is clamped to is one the sandbox runs, and
+ * none is 0 where a run needs some (a wall of 0 would mean 3x cpu, past
+ * --max-wall-ms). */
+static int check_maxima(const wk_config *c, char *err, size_t errlen)
+{
+    static const char *const flags[Q_LIM_COUNT] = { "--max-cpu-ms", "--max-wall-ms", "--max-memory",
+                                                    "--max-stdout", "--max-stderr", "--max-processes",
+                                                    "--max-file",   "--max-open-files" };
+    char why[96];
+    int i = wk_limits_refused(&c->max, why, sizeof why);
+    if (i >= 0)
+        return snprintf(err, errlen, "%s: %s", flags[i], why), -1;
+    if (!c->max.wall_ms)
+        return snprintf(err, errlen, "--max-wall-ms: 0, must be positive"), -1;
+    return 0;
+}
+
+/* A result is published whole or not at all: the largest a job can make
+ * must fit --max-result-bytes. An interactive run's is the largest: its
+ * transcript (up to --max-stdout), its own stderr and the interactor's. */
+static int check_result_size(const wk_config *c, char *err, size_t errlen)
+{
+    if (c->max_result_bytes < RESULT_BYTES_MIN || c->max_result_bytes > Q_RESULT_BYTES_MAX)
+        return snprintf(err, errlen, "--max-result-bytes: %llu, not 2M..64M (64M: the most every client reads)",
+                        (unsigned long long)c->max_result_bytes), -1;
+    /* The caps are at most SBX_LIMIT_STREAM_MAX each: no overflow. */
+    uint64_t need = c->max.stdout_bytes + 2 * c->max.stderr_bytes;
+    size_t room = wk_output_budget(c->max_result_bytes, false);
+    if (need > room)
+        return snprintf(err, errlen, "--max-stdout (%llu) and twice --max-stderr (%llu: the program's and an "
+                        "interactor's) make results of up to %llu bytes of output, more than the %zu that "
+                        "--max-result-bytes (%llu) leaves for them: lower them",
+                        (unsigned long long)c->max.stdout_bytes, (unsigned long long)c->max.stderr_bytes,
+                        (unsigned long long)need, room, (unsigned long long)c->max_result_bytes), -1;
+    return 0;
+}
+
 static int check(wk_config *c, char *err, size_t errlen)
 {
     if (!c->threads)
         return snprintf(err, errlen, "--threads must be at least 1"), -1;
-    if (c->claim_idle_ms < 300)
-        return snprintf(err, errlen, "--claim-idle-ms must be at least 300"), -1;
+    if (c->claim_idle_ms < 300 || c->claim_idle_ms > CLAIM_IDLE_MS_MAX)
+        return snprintf(err, errlen, "--claim-idle-ms must be 300..%llu (a day)", CLAIM_IDLE_MS_MAX), -1;
     if (!c->max_deliveries || !c->result_ttl_s || !c->results_maxlen || !c->dead_maxlen)
         return snprintf(err, errlen, "--max-deliveries, --result-ttl, --results-maxlen, --dead-maxlen must be positive"), -1;
+    if (c->result_ttl_s > RESULT_TTL_MAX)
+        return snprintf(err, errlen, "--result-ttl: at most %llu s (ten years)", RESULT_TTL_MAX), -1;
+    if (c->results_maxlen > MAXLEN_MAX || c->dead_maxlen > MAXLEN_MAX)
+        return snprintf(err, errlen, "--results-maxlen, --dead-maxlen: at most %llu", MAXLEN_MAX), -1;
+    if (!c->max_job_bytes || c->max_job_bytes > JOB_BYTES_MAX)
+        return snprintf(err, errlen, "--max-job-bytes: not 1..1G"), -1;
+    if (check_maxima(c, err, errlen) < 0 || check_result_size(c, err, errlen) < 0)
+        return -1;
+    if (c->metrics_addr[0] && wk_metrics_addr_parse(c->metrics_addr, NULL, err, errlen) < 0)
+        return -1;
     if (!c->prefix[0] || !c->name[0])
         return snprintf(err, errlen, "--prefix and --name must not be empty"), -1;
     for (const char *p = c->name; *p; p++)

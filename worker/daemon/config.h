@@ -27,6 +27,7 @@ typedef struct wk_config {
     uint64_t claim_idle_ms;
     uint64_t max_deliveries;
     sbx_limits max;         /* jobs' limits are clamped to these */
+    uint64_t max_result_bytes; /* a result, outputs included (engine.h's budget) */
     bool require_isolation;
     bool log_json;
     int log_level;          /* WK_LOG_* */

@@ -2,9 +2,12 @@
  * run (handle.c): a bad plan is BAD_JOB; a sandbox failure in any of its
  * runs leaves the entry pending for another delivery; the result is
  * published fenced, once. The heartbeat keeps the entry's lease alive for
- * the whole grading (the slot's entry is set around it), and a drain stops
- * it between two tests: the entry stays pending and another worker grades
- * it whole (a grading is never published half done).
+ * the whole grading (the slot's entry is set around it). A drain stops it
+ * between two tests (a grading may take far longer than the drain's
+ * --max-wall-ms bound) and hands the entry back uncounted (q_release):
+ * another worker grades it whole, at once, and a job drained any number of
+ * times is never dead-lettered for it (a grading is never published half
+ * done).
  */
 #include <stdio.h>
 
@@ -54,6 +57,7 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
     wk_grade_plan plan;
     wk_plan_store st;
     if (wk_grade_plan_from_job(job, w->langs.n ? &w->langs : NULL, &w->cfg.max, (size_t)w->cfg.test_output_max,
+                               wk_output_budget(w->cfg.max_result_bytes, true),
                                &plan, &st, err, sizeof err) < 0) {
         wk_log(WK_LOG_INFO, "job %s: bad job: %s", job->id, err);
         if (wk_answer(s, e, job->id, "BAD_JOB", err, NULL))
@@ -85,8 +89,15 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
                "job %s (entry %s, attempt %lld): sandbox error while grading, left for redelivery: %s", job->id,
                e->id, e->attempt, out.error);
     } else if (rc == WK_GRADE_STOPPED) {
-        wk_log(WK_LOG_INFO, "job %s (entry %s): grading stopped by the drain, left for another worker", job->id,
-               e->id);
+        int r = q_release(s->conn, w->cfg.prefix, s->consumer, e->id, (long long)w->cfg.claim_idle_ms, err,
+                          sizeof err);
+        if (r == 1)
+            wk_log(WK_LOG_INFO, "job %s (entry %s): grading stopped by the drain, handed back to another worker "
+                                "(this delivery not counted)", job->id, e->id);
+        else
+            wk_log(WK_LOG_WARN, "job %s (entry %s): grading stopped by the drain, left pending for another worker "
+                                "after --claim-idle-ms: %s", job->id, e->id,
+                   r == 0 ? "another worker took it meanwhile" : err);
     } else if (atomic_load(&s->lost)) {
         wk_log(WK_LOG_WARN, "job %s: another worker took entry %s while it ran; result dropped", job->id, e->id);
     } else {

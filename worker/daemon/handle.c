@@ -11,6 +11,11 @@
  * - Publishing is fenced: a worker that lost the entry publishes nothing.
  * - While Redis is away the result waits in memory and publishing retries
  *   (q_conn backs off between connects); nothing is lost but on abort.
+ * - A result Redis refuses for good while it answers otherwise (over its
+ *   proto-max-bulk-len, say) is not retried for ever: the waiter gets it
+ *   without its outputs, saying so, and the entry is dead-lettered, so the
+ *   thread goes on (the worker's maxima keep every result within
+ *   --max-result-bytes, so that only a misconfigured Redis does this).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,27 +50,65 @@ static int encode(const q_result *res, msgpack_sbuffer *buf)
     return 0;
 }
 
+/* Waits before a retry, *delay_ms (50 ms doubling to 2 s), in short slices
+ * so an abort is seen at once: a Redis that answers every try with an
+ * error (OOM, a failover's READONLY) is not hammered in a tight loop. */
+static void pause_retry(wk_worker *w, unsigned *delay_ms)
+{
+    for (unsigned waited = 0; waited < *delay_ms && !atomic_load(&w->hard); waited += 50)
+        nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
+    *delay_ms = *delay_ms < 1000 ? *delay_ms * 2 : 2000;
+}
+
+/* How a send ended. */
+typedef enum { SENT, NOT_OURS, GIVEN_UP, REFUSED } sent;
+
+/* Failures in a row, Redis answering between them, after which a result
+ * is taken as refused for good. */
+#define REFUSALS_FINAL 3
+
+/* Errors that pass with time or an operator's fix (a server loading,
+ * busy, full, failing over; credentials), whatever the bytes sent. */
+static bool passes_with_time(const char *err)
+{
+    static const char *const passing[] = { "LOADING", "BUSY", "OOM", "MASTERDOWN", "READONLY", "TRYAGAIN",
+                                           "CLUSTERDOWN", "NOREPLICAS", "WRONGPASS", "NOAUTH", "NOPERM",
+                                           "invalid password", "timeout" };
+    for (size_t i = 0; i < sizeof passing / sizeof passing[0]; i++)
+        if (strstr(err, passing[i]))
+            return true;
+    return false;
+}
+
 /* Publishes a result (or dead-letters, when dead_reason) until Redis takes
- * it, the entry turns out lost, or the worker aborts. True when this call
- * published it. The caller keeps d's bytes alive and frees them after. */
-static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char *dead_reason)
+ * it, the entry turns out lost, the worker aborts, or Redis refuses these
+ * bytes for good: REFUSALS_FINAL failures in a row, each followed by a
+ * PING it answers, none of passes_with_time's (a result over the server's
+ * proto-max-bulk-len closes the connection on every try). why then says
+ * what Redis said. The caller keeps d's bytes alive and frees them after. */
+static sent send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char *dead_reason, char *why,
+                        size_t whylen)
 {
     wk_worker *w = s->w;
-    char err[Q_ERR_LEN];
+    char err[Q_ERR_LEN], perr[Q_ERR_LEN];
     d->ttl_s = w->cfg.result_lists ? (long)w->cfg.result_ttl_s : 0;
     d->maxlen = (long)w->cfg.results_maxlen;
     q_dead_letter dl = { dead_reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, d };
-    bool retried = false, published = false, held = false;
+    bool retried = false, held = false;
+    int refusals = 0;
+    unsigned delay_ms = 50;
+    sent rc;
     for (;; retried = true) {
-        int rc = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
-                             : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, d, err, sizeof err);
-        if (rc == 1) {
-            published = true;
+        int r = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
+                            : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, d, err, sizeof err);
+        if (r == 1) {
+            rc = SENT;
             if (dead_reason)
                 atomic_fetch_add(&w->dead_letters, 1);
             break;
         }
-        if (rc == 0) {
+        if (r == 0) {
+            rc = NOT_OURS;
             wk_log(WK_LOG_WARN, "job %s (entry %s): %s", d->job_id, e->id,
                    retried ? "no longer ours after Redis came back: published by the failed try, or "
                              "taken by another worker meanwhile (its result stands)"
@@ -76,6 +119,7 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
             atomic_fetch_add(&w->held_results, 1);
         held = true;
         if (atomic_load(&w->hard)) {
+            rc = GIVEN_UP;
             atomic_fetch_add(&w->redis_errors, 1);
             wk_log(WK_LOG_WARN, "job %s: not published (aborting): %s", d->job_id, err);
             break;
@@ -83,10 +127,112 @@ static bool send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
         char who[Q_ID_MAX + 32];
         snprintf(who, sizeof who, "job %s: publishing", d->job_id);
         wk_redis_failed(w, who, err);
+        refusals = !passes_with_time(err) && q_ping(s->conn, perr, sizeof perr) == 0 ? refusals + 1 : 0;
+        if (refusals == REFUSALS_FINAL) {
+            rc = REFUSED;
+            snprintf(why, whylen, "%s", err);
+            break;
+        }
+        pause_retry(w, &delay_ms);
     }
     if (held)
         atomic_fetch_sub(&w->held_results, 1);
-    return published;
+    return rc;
+}
+
+static void drop_outputs(q_graded *t)
+{
+    t->stdout_truncated |= t->stdout_len > 0;
+    t->stderr_truncated |= t->stderr_len > 0;
+    t->stdout_buf = t->stderr_buf = "";
+    t->stdout_len = t->stderr_len = 0;
+}
+
+/* r without its outputs (a grading's included: *tests holds the copies of
+ * its verdicts, freed by the caller). -1: out of memory. */
+static int without_outputs(const q_result *r, q_result *out, q_grade_result *g, q_graded **tests)
+{
+    *out = *r;
+    out->stdout_truncated |= r->stdout_len > 0;
+    out->stderr_truncated |= r->stderr_len > 0;
+    out->stdout_buf = out->stderr_buf = "";
+    out->stdout_len = out->stderr_len = 0;
+    if (r->transcript)
+        out->transcript = "", out->transcript_len = 0;
+    out->interactor.stderr_buf = "";
+    out->interactor.stderr_len = 0;
+    *tests = NULL;
+    if (!r->grade)
+        return 0;
+    *g = *r->grade;
+    drop_outputs(&g->compile);
+    *tests = calloc(g->ntests + 1, sizeof **tests);
+    if (!*tests)
+        return -1;
+    for (size_t i = 0; i < g->ntests; i++) {
+        (*tests)[i] = g->tests[i];
+        drop_outputs(&(*tests)[i]);
+    }
+    g->tests = *tests;
+    out->grade = g;
+    return 0;
+}
+
+/* True when this call dead-lettered the entry. */
+static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    q_dead_letter dl = { reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, NULL };
+    int rc;
+    unsigned delay_ms = 50;
+    while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
+           !atomic_load(&w->hard)) {
+        char who[Q_ID_LEN + 32];
+        snprintf(who, sizeof who, "entry %s: dead-lettering", e->id);
+        wk_redis_failed(w, who, err);
+        pause_retry(w, &delay_ms);
+    }
+    if (rc == 1) {
+        atomic_fetch_add(&w->dead_letters, 1);
+        wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
+    }
+    return rc == 1;
+}
+
+/* Redis refused a result of `bytes` for good: the waiter gets it without
+ * its outputs, saying so, and the entry goes to the dead letters with the
+ * reason, for an operator (the job can be requeued once Redis takes such
+ * results). If even that is refused, the entry is dead-lettered alone.
+ * True when the waiter got the answer. */
+static bool answer_refused(wk_slot *s, const q_entry *e, const q_result *res, size_t bytes, const char *why)
+{
+    wk_worker *w = s->w;
+    char reason[Q_ERR_LEN + 96], error[SBX_ERR_LEN + Q_ERR_LEN + 128], err[Q_ERR_LEN];
+    snprintf(reason, sizeof reason, "a result of %zu bytes refused by Redis (%s): published without its outputs",
+             bytes, why);
+    snprintf(error, sizeof error, "%s%sthe result (%zu bytes) was refused by Redis (%s): its outputs are left out",
+             res->error ? res->error : "", res->error ? "; " : "", bytes, why);
+    atomic_fetch_add(&w->refused_results, 1);
+    wk_log(WK_LOG_ERROR, "job %s (entry %s): %s", res->id, e->id, reason);
+    q_result small;
+    q_grade_result g;
+    q_graded *tests;
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init(&buf);
+    sent rc = REFUSED;
+    if (without_outputs(res, &small, &g, &tests) == 0) {
+        small.error = error;
+        if (q_result_encode(&small, &buf, err, sizeof err) == 0) {
+            q_delivery d = { .job_id = res->id, .status = res->status, .data = buf.data, .len = buf.size };
+            rc = send_result(s, e, &d, reason, err, sizeof err);
+        }
+    }
+    free(tests);
+    msgpack_sbuffer_destroy(&buf);
+    if (rc == REFUSED)
+        dead_letter(s, e, reason);
+    return rc == SENT;
 }
 
 /* Encodes and sends a result whose bytes may all be copied (small ones). */
@@ -95,10 +241,12 @@ static bool deliver(wk_slot *s, const q_entry *e, const q_result *res, const cha
     msgpack_sbuffer buf;
     if (encode(res, &buf) < 0)
         return false;
+    char why[Q_ERR_LEN];
     q_delivery d = { .job_id = res->id, .status = res->status, .data = buf.data, .len = buf.size };
-    bool ok = send_result(s, e, &d, dead_reason);
+    sent rc = send_result(s, e, &d, dead_reason, why, sizeof why);
+    size_t bytes = buf.size;
     msgpack_sbuffer_destroy(&buf);
-    return ok;
+    return rc == SENT || (rc == REFUSED && answer_refused(s, e, res, bytes, why));
 }
 
 /* A run's result: its output is sent from where the sandbox captured it,
@@ -116,9 +264,12 @@ static bool deliver_run(wk_slot *s, const q_entry *e, const q_result *res)
     }
     struct iovec iov[2 * Q_REFS_MAX + 1];
     q_delivery d = { .job_id = res->id, .status = res->status, .iov = iov, .niov = q_refs_iov(&buf, &refs, iov) };
-    bool ok = send_result(s, e, &d, NULL);
+    size_t bytes = buf.size;
+    for (int i = 0; i < refs.n; i++)
+        bytes += refs.ref[i].len;
+    sent rc = send_result(s, e, &d, NULL, err, sizeof err);
     msgpack_sbuffer_destroy(&buf);
-    return ok;
+    return rc == SENT || (rc == REFUSED && answer_refused(s, e, res, bytes, err));
 }
 
 /* A result that is not a run's: BAD_JOB, or SANDBOX_ERROR after too many
@@ -131,25 +282,10 @@ static bool answer(wk_slot *s, const q_entry *e, const char *id, const char *sta
     return deliver(s, e, &r, dead_reason);
 }
 
-/* True when this call dead-lettered the entry. */
-static bool dead_letter(wk_slot *s, const q_entry *e, const char *reason)
-{
-    wk_worker *w = s->w;
-    char err[Q_ERR_LEN];
-    q_dead_letter dl = { reason, (long)w->cfg.dead_maxlen, (size_t)w->cfg.max_job_bytes, NULL };
-    int rc;
-    while ((rc = q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)) < 0 &&
-           !atomic_load(&w->hard))
-        wk_log(WK_LOG_WARN, "entry %s: dead-lettering failed, retrying: %s", e->id, err);
-    if (rc == 1) {
-        atomic_fetch_add(&w->dead_letters, 1);
-        wk_log(WK_LOG_WARN, "entry %s dead-lettered: %s", e->id, reason);
-    }
-    return rc == 1;
-}
-
 /* Runs the job's program against its interactor; the job's stdin is the
- * interactor's file `input` (the test data), not the program's. */
+ * interactor's file `input` (the test data), not the program's, unless
+ * the interactor brings its own `input` (then the job has no stdin: the
+ * decoder refuses both). */
 static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair, char *err, size_t errlen)
 {
     wk_worker *w = s->w;
@@ -164,7 +300,11 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
     sbx_file input = { "input", job->stdin_data, job->has_stdin ? job->stdin_len : 0, false };
     sbx_spec inter;
     sbx_file *ifiles = NULL;
-    if (wk_spec_from_prog(&job->interactor, &w->cfg.max, &input, &inter, &ifiles, err, errlen) < 0)
+    bool own = false;
+    for (size_t i = 0; i < job->interactor.nfiles; i++)
+        own |= strcmp(job->interactor.files[i].name, "input") == 0 ||
+               strncmp(job->interactor.files[i].name, "input/", 6) == 0;
+    if (wk_spec_from_prog(&job->interactor, &w->cfg.max, own ? NULL : &input, &inter, &ifiles, err, errlen) < 0)
         return 1;
     prog->stdin_data = NULL;
     prog->stdin_len = 0;

@@ -1,6 +1,7 @@
 /* metrics.c -- the /metrics endpoint: one thread, one request per
- * connection, a bounded request read, a text page built from atomics. It
- * never blocks the job threads: all it reads is counters. */
+ * connection, a bounded request read and write (one deadline per client),
+ * a text page built from atomics. It never blocks the job threads: all it
+ * reads is counters. */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
@@ -107,9 +109,12 @@ static void build(wk_worker *w, page *p)
            "# HELP gradeq_redeliveries_total Entries handled on a delivery after the first.\n"
            "# TYPE gradeq_redeliveries_total counter\ngradeq_redeliveries_total %llu\n"
            "# HELP gradeq_results_held Results waiting in memory for Redis to take them.\n"
-           "# TYPE gradeq_results_held gauge\ngradeq_results_held %u\n",
+           "# TYPE gradeq_results_held gauge\ngradeq_results_held %u\n"
+           "# HELP gradeq_results_refused_total Results Redis refused whole for good, published without their "
+           "outputs and dead-lettered.\n"
+           "# TYPE gradeq_results_refused_total counter\ngradeq_results_refused_total %llu\n",
         atomic_load(&w->dead_letters), atomic_load(&w->claims), atomic_load(&w->redeliveries),
-        atomic_load(&w->held_results));
+        atomic_load(&w->held_results), atomic_load(&w->refused_results));
     put_hist(p, "gradeq_job_duration_seconds", "Wall time of each run in the sandbox.", &w->metrics.duration);
     put_hist(p, "gradeq_queue_wait_seconds", "From submission to a worker taking the job.", &w->metrics.queue_wait);
     unsigned busy = atomic_load(&w->busy);
@@ -138,14 +143,35 @@ static void build(wk_worker *w, page *p)
         atomic_load(&w->metrics.output_truncated[0]), atomic_load(&w->metrics.output_truncated[1]));
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Waits for ev on c until the client's deadline (or the worker's stop, in
+ * short slices). True when c is ready. */
+static bool ready(wk_worker *w, int c, short ev, uint64_t deadline)
+{
+    struct pollfd pfd = { c, ev, 0 };
+    for (uint64_t now = now_ms(); now < deadline && !atomic_load(&w->metrics_stop); now = now_ms()) {
+        uint64_t left = deadline - now;
+        int rc = poll(&pfd, 1, left < 200 ? (int)left : 200);
+        if (rc != 0)
+            return rc == 1 && !(pfd.revents & (POLLERR | POLLNVAL));
+    }
+    return false;
+}
+
 static void serve_one(wk_worker *w, int c)
 {
     char req[2048];
     size_t n = 0;
-    /* One bounded read of the request head; a client that sends nothing
-     * for a second is dropped. */
-    struct pollfd pfd = { c, POLLIN, 0 };
-    while (n < sizeof req - 1 && poll(&pfd, 1, 1000) == 1) {
+    /* The request head and the page share one deadline: a client that
+     * trickles bytes, or reads none, is dropped when it passes. */
+    uint64_t deadline = now_ms() + WK_METRICS_CLIENT_MS;
+    while (n < sizeof req - 1 && ready(w, c, POLLIN, deadline)) {
         ssize_t r = read(c, req + n, sizeof req - 1 - n);
         if (r <= 0)
             break;
@@ -163,12 +189,17 @@ static void serve_one(wk_worker *w, int c)
     int hn = snprintf(head, sizeof head, "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4\r\n"
                                          "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                       ok ? "200 OK" : "404 Not Found", ok ? p.len : 0);
-    if (send(c, head, (size_t)hn, MSG_NOSIGNAL) == hn && ok)
-        for (size_t off = 0; off < p.len;) {
-            ssize_t s = send(c, p.buf + off, p.len - off, MSG_NOSIGNAL);
-            if (s <= 0)
+    const char *parts[2] = { head, ok ? p.buf : NULL };
+    size_t lens[2] = { (size_t)hn, ok ? p.len : 0 };
+    for (int i = 0; i < 2; i++)
+        for (size_t off = 0; off < lens[i];) {
+            ssize_t s = ready(w, c, POLLOUT, deadline)
+                            ? send(c, parts[i] + off, lens[i] - off, MSG_NOSIGNAL | MSG_DONTWAIT) : -1;
+            if (s <= 0 && !(s < 0 && (errno == EAGAIN || errno == EINTR))) {
+                i = 2;
                 break;
-            off += (size_t)s;
+            }
+            off += s > 0 ? (size_t)s : 0;
         }
     free(p.buf);
 }
@@ -189,24 +220,48 @@ static void *metrics_main(void *arg)
     return NULL;
 }
 
-int wk_metrics_start(wk_worker *w, const char *addr, char *err, size_t errlen)
+int wk_metrics_addr_parse(const char *addr, struct addrinfo **out, char *err, size_t errlen)
 {
-    char host[128] = "127.0.0.1", port[16];
-    const char *colon = strrchr(addr, ':');
+    char host[128] = "127.0.0.1";
+    const char *colon = strrchr(addr, ':'), *port = colon ? colon + 1 : addr;
     if (colon) {
-        size_t hl = (size_t)(colon - addr);
-        if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
-            return snprintf(err, errlen, "--metrics-addr %s: too long", addr), -1;
-        memcpy(host, addr[0] == '[' ? addr + 1 : addr, hl - (addr[0] == '[') * 2);
-        host[hl - (addr[0] == '[') * 2] = 0;
-        snprintf(port, sizeof port, "%s", colon + 1);
-    } else {
-        snprintf(port, sizeof port, "%.15s", addr);
+        const char *h = addr, *end = colon;
+        if (addr[0] == '[') {
+            if (end - addr < 3 || end[-1] != ']')
+                return snprintf(err, errlen, "--metrics-addr \"%s\": an IPv6 host is [ADDRESS]:PORT", addr), -1;
+            h = addr + 1;
+            end--;
+        } else if (memchr(addr, ':', (size_t)(colon - addr))) {
+            return snprintf(err, errlen, "--metrics-addr \"%s\": an IPv6 host goes in brackets ([::1]:PORT)",
+                            addr), -1;
+        }
+        size_t hl = (size_t)(end - h);
+        if (hl == 0 || hl >= sizeof host)
+            return snprintf(err, errlen, "--metrics-addr \"%s\": %s", addr,
+                            hl ? "host name too long" : "no host (a PORT alone listens on 127.0.0.1)"), -1;
+        memcpy(host, h, hl);
+        host[hl] = 0;
     }
+    size_t pl = strlen(port);
+    unsigned long pn = pl && pl <= 5 && strspn(port, "0123456789") == pl ? strtoul(port, NULL, 10) : 0;
+    if (pn < 1 || pn > 65535)
+        return snprintf(err, errlen, "--metrics-addr \"%s\": the port is not 1..65535", addr), -1;
     struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV, .ai_socktype = SOCK_STREAM }, *ai;
     int rc = getaddrinfo(host, port, &hints, &ai);
     if (rc != 0)
-        return snprintf(err, errlen, "--metrics-addr %s: %s", addr, gai_strerror(rc)), -1;
+        return snprintf(err, errlen, "--metrics-addr \"%s\": %s", addr, gai_strerror(rc)), -1;
+    if (out)
+        *out = ai;
+    else
+        freeaddrinfo(ai);
+    return 0;
+}
+
+int wk_metrics_start(wk_worker *w, const char *addr, char *err, size_t errlen)
+{
+    struct addrinfo *ai;
+    if (wk_metrics_addr_parse(addr, &ai, err, errlen) < 0)
+        return -1;
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
         bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 16) < 0) {
@@ -218,7 +273,7 @@ int wk_metrics_start(wk_worker *w, const char *addr, char *err, size_t errlen)
     }
     freeaddrinfo(ai);
     w->metrics_fd = fd;
-    rc = pthread_create(&w->metrics_thread, NULL, metrics_main, w);
+    int rc = pthread_create(&w->metrics_thread, NULL, metrics_main, w);
     if (rc != 0) {
         close(fd);
         w->metrics_fd = -1;

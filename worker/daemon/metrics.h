@@ -29,9 +29,19 @@ typedef struct wk_metrics {
 
 void wk_hist_observe(wk_hist *h, uint64_t us);
 
+/* Where the endpoint listens: "PORT" is 127.0.0.1:PORT; "HOST:PORT", with
+ * an IPv6 host in brackets ("[::1]:9100"); PORT 1..65535. Parsed (and the
+ * host resolved) into *out when out is not NULL (freeaddrinfo it). Returns
+ * 0, or -1 with err naming what is wrong. */
+struct addrinfo;
+int wk_metrics_addr_parse(const char *addr, struct addrinfo **out, char *err, size_t errlen);
+
 struct wk_worker;
-/* Serves GET /metrics on addr ("PORT" = 127.0.0.1:PORT, or "HOST:PORT").
+/* Serves GET /metrics on addr (wk_metrics_addr_parse's). A client gets
+ * WK_METRICS_CLIENT_MS to send its request and take the page, so none
+ * holds the one-client endpoint, or the worker's exit, for longer.
  * Returns 0, or -1 with err filled (bad address, port taken). */
+#define WK_METRICS_CLIENT_MS 2000
 int wk_metrics_start(struct wk_worker *w, const char *addr, char *err, size_t errlen);
 void wk_metrics_stop(struct wk_worker *w);
 

@@ -56,6 +56,7 @@ struct wk_worker {
     atomic_ullong by_status[WK_NSTATUS]; /* results published: sbx_status, then the WK_ above */
     atomic_ullong dead_letters, claims, redeliveries;
     atomic_uint held_results;      /* results waiting in memory for Redis to come back */
+    atomic_ullong refused_results; /* results Redis refused whole, for good (handle.c) */
     atomic_ullong redis_errors;
     atomic_ullong redis_auth_errors;   /* of them, refused credentials or rights */
     atomic_ullong auth_logged_ms, redis_logged_ms; /* rate of wk_redis_failed's lines */

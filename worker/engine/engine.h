@@ -19,12 +19,21 @@
 #include "sandbox/sandbox.h"
 
 #define WK_TEST_OUTPUT_MAX_DEFAULT (4u << 10)
-/* All the outputs one result keeps (the compile step's and every test's):
- * with the fixed fields of Q_TESTS_MAX tests (names, messages, numbers:
- * under 1 KiB each) a result stays below the 64 MiB a client decodes
- * (q_bounds_default), whatever the tests, the limits or
- * --test-output-max. */
-#define WK_RESULT_OUTPUT_MAX (48u << 20)
+/* A result is its outputs plus fields of bounded size: a single run's (id,
+ * status, worker, error, isolation, the interactor's status and numbers,
+ * the keys) take less than WK_RESULT_FIXED_MAX, and a grading adds less
+ * than WK_TEST_FIXED_MAX per test (its name, status, checker message,
+ * numbers, keys) for at most Q_TESTS_MAX tests. What is left of a result's
+ * size for its outputs is wk_output_budget's. */
+#define WK_RESULT_FIXED_MAX (16u << 10)
+#define WK_TEST_FIXED_MAX 1024u
+#define WK_GRADE_FIXED_MAX (WK_RESULT_FIXED_MAX + (size_t)Q_TESTS_MAX * WK_TEST_FIXED_MAX)
+
+/* The bytes of output (stdout, stderr, a transcript, an interactor's
+ * stderr, a grading's compile and test outputs together) a result of at
+ * most result_bytes may keep: result_bytes less what its other fields can
+ * take (a grading's when grading). 0 when they alone may take it all. */
+size_t wk_output_budget(uint64_t result_bytes, bool grading);
 #define WK_COLLECT_FILES 4096
 #define WK_COLLECT_BYTES (128ull << 20)
 
@@ -47,6 +56,9 @@ typedef struct wk_grade_plan {
     sbx_spec interactor;          /* argv, limits, files whose last is the
                                    * slot of `input` (the test's stdin) */
     size_t test_output_max;       /* per test, stdout and stderr each */
+    size_t output_max;            /* all the outputs the result keeps (the
+                                   * compile step's and every test's):
+                                   * wk_output_budget(..., true) */
     struct wk_compile_cache *cache; /* NULL: always compile */
     /* Called after each test (progress, per-test lines); may be NULL. */
     void (*on_test)(void *ctx, size_t i, const q_graded *t);

@@ -7,10 +7,10 @@
  * in their way: grade_files.c), its output is checked, and
  * only the first test_output_max bytes of its stdout and stderr are kept:
  * the verdict list is never cut, the outputs always are. All the outputs
- * kept share WK_RESULT_OUTPUT_MAX: the compile step keeps at most a quarter
- * of it per stream, and each test at most an equal share of what is left
- * for the tests not yet run, so the result is bounded whatever the job
- * asks.
+ * kept share the plan's output_max: the compile step keeps at most a
+ * quarter of it per stream, and each test at most an equal share of what
+ * is left for the tests not yet run, so the result is bounded whatever the
+ * job asks.
  *
  * A sandbox failure in any run (a test, the compile step, the checker)
  * ends the grading as WK_GRADE_SANDBOX_ERROR: the worker retries the whole
@@ -34,6 +34,12 @@ void wk_compile_limits_default(sbx_limits *l)
     *l = (sbx_limits){ .cpu_ms = 10000, .wall_ms = 30000, .memory_bytes = 512ull << 20,
                        .stdout_bytes = 64u << 10, .stderr_bytes = 64u << 10, .processes = 64,
                        .file_bytes = 256ull << 20, .open_files = 256 };
+}
+
+size_t wk_output_budget(uint64_t result_bytes, bool grading)
+{
+    size_t fixed = grading ? WK_GRADE_FIXED_MAX : WK_RESULT_FIXED_MAX;
+    return result_bytes > fixed ? (size_t)(result_bytes - fixed) : 0;
 }
 
 static const char *const extra_statuses[] = { WK_ST_WRONG_ANSWER, WK_ST_CHECKER_ERROR, WK_ST_COMPILE_ERROR, WK_ST_SKIPPED,
@@ -61,14 +67,16 @@ static uint64_t *lim(sbx_limits *l, int i)
 }
 
 /* The plan's limits with the test's overrides, clamped to the maxima; a
- * CPU override without a wall one moves the wall with it. */
+ * CPU override without a wall one moves the wall with it, and so does a
+ * wall of 0 (the sandbox's 3x cpu, which would pass the maximum). */
 static sbx_limits test_limits(const wk_grade_plan *p, const q_test *t)
 {
     sbx_limits l = p->limits, max = p->max;
     for (int i = 0; i < Q_LIM_COUNT; i++)
         if (t->extra.limits_present & (1u << i))
             *lim(&l, i) = t->extra.limits[i] < *lim(&max, i) ? t->extra.limits[i] : *lim(&max, i);
-    if ((t->extra.limits_present & (1u << Q_LIM_CPU_MS)) && !(t->extra.limits_present & (1u << Q_LIM_WALL_MS)))
+    if (((t->extra.limits_present & (1u << Q_LIM_CPU_MS)) && !(t->extra.limits_present & (1u << Q_LIM_WALL_MS))) ||
+        !l.wall_ms)
         l.wall_ms = 3 * l.cpu_ms < max.wall_ms ? 3 * l.cpu_ms : max.wall_ms;
     return l;
 }
@@ -132,7 +140,7 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     if (r.status == SBX_SANDBOX_ERROR) {
         fail(out, "compile", r.error);
         rc = -1;
-    } else if (record(&out->res.compile, &r, WK_RESULT_OUTPUT_MAX / 4) < 0) {
+    } else if (record(&out->res.compile, &r, p->output_max / 4) < 0) {
         fail(out, "compile", "out of memory for its output");
         rc = -1;
     } else if (r.status != SBX_OK) {
@@ -294,7 +302,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
         /* Each stream's share of what the tests not yet run may keep. */
-        size_t share = (size_t)(WK_RESULT_OUTPUT_MAX - kept) / (2 * (g->ntests - i));
+        size_t share = (size_t)(kept < p->output_max ? p->output_max - kept : 0) / (2 * (g->ntests - i));
         size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
         int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out)
                                     : run_one(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out);

@@ -13,6 +13,14 @@
 #include "worker/engine/grade_files.h"
 #include "worker/engine/grade_plan.h"
 
+/* What runs is what the decoder checked (job.h's Q_EXEC_ rules), but for a
+ * language preset's commands, which run with the job's env: a command is
+ * at most its buffer, and with an env within Q_EXEC_BYTES_MAX it still
+ * fits the sandbox, so no job is refused there. */
+_Static_assert(Q_EXEC_BYTES_MAX + sizeof(((wk_lang *)0)->compile_buf) <= SBX_EXEC_BYTES_MAX &&
+                   sizeof(((wk_lang *)0)->run_buf) == sizeof(((wk_lang *)0)->compile_buf),
+               "a preset's command with a job's env fits the sandbox's exec request");
+
 static uint64_t *lim(sbx_limits *l, int i)
 {
     return (uint64_t *)(void *)l + i;
@@ -92,7 +100,7 @@ static int checker(const q_prog *c, const sbx_limits *max, wk_grade_plan *p, wk_
 }
 
 int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limits *max, size_t test_output_max,
-                           wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen)
+                           size_t output_max, wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen)
 {
     const q_grade *g = j->grade;
     const wk_lang *lang = NULL;
@@ -143,6 +151,7 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
     }
     p->g = g;
     p->test_output_max = test_output_max;
+    p->output_max = output_max;
     return g->checker == Q_CHECK_PROGRAM ? checker(&g->checker_prog, max, p, st, err, errlen) : 0;
 }
 

@@ -16,11 +16,12 @@ typedef struct wk_plan_store {
     sbx_file *inter_files;
 } wk_plan_store;
 
-/* Plans j (j->grade non-NULL) under the worker's maxima; langs may be NULL
- * (no presets). The plan borrows from j, langs and st. Returns 0, or -1
+/* Plans j (j->grade non-NULL) under the worker's maxima, keeping at most
+ * test_output_max of each test's stdout and stderr and output_max of
+ * outputs in all (engine.h); langs may be NULL (no presets). The plan borrows from j, langs and st. Returns 0, or -1
  * with err naming the field (the job is BAD_JOB). */
 int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limits *max, size_t test_output_max,
-                           wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen);
+                           size_t output_max, wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen);
 void wk_plan_store_free(wk_plan_store *st);
 
 /* The result of the whole: status, how the first failed run ended, the

@@ -98,6 +98,8 @@ static int set_limit(wk_lang *l, const char *key, const char *val, char *why, si
         unsigned long long v = strtoull(val, &end, 10);
         if (errno || end == val || *end || *val == '-')
             return snprintf(why, whylen, "%s: \"%s\" is not a non-negative integer", key, val), -1;
+        if (!v && (Q_LIM_POSITIVE & (1u << i)))
+            return snprintf(why, whylen, "%s: 0, must be positive", key), -1;
         (compile ? l->compile_limits : l->limits)[i] = v;
         *(compile ? &l->compile_given : &l->limits_given) |= 1u << i;
         return 0;
