@@ -82,6 +82,7 @@ _SIGNATURES = {
     "sbx_host_describe": (ctypes.c_char_p, [_P]),
     "sbx_box_open": (ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.c_char_p, ctypes.c_size_t]),
     "sbx_box_close": (None, [_P]),
+    "sbx_box_forget": (None, [_P]),
     "sbx_run": (ctypes.c_int, [_P, ctypes.POINTER(Spec), ctypes.POINTER(RawResult)]),
 }
 
@@ -122,6 +123,12 @@ def lib():
                 f.restype, f.argtypes = restype, argtypes
             _lib = handle
         return _lib
+
+
+def loaded():
+    """The library when it is loaded, else None; takes no lock (a forked
+    child calls it, where a thread of the parent may have held one)."""
+    return _lib
 
 
 def isolation_names(bits):

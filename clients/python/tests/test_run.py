@@ -115,6 +115,53 @@ def test_guessing_game_with_a_closure():
     assert r.stdout.count(b"\n") == len(guesses) + 1
 
 
+def readme_guessing_game(secret):
+    """The package README's answer function, as it is there."""
+    pending = b""
+    def answer(stream, data):            # the program guesses, we answer
+        nonlocal pending
+        pending += data
+        reply = b""
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if line.isdigit():
+                g = int(line)
+                reply += b"higher\n" if g < secret else b"lower\n" if g > secret else b"correct\n"
+        return reply or None
+    return answer
+
+
+# Closes its stdin after the first answer and keeps guessing. Each guess
+# waits a moment, so that the answer to the one before has found the pipe
+# closed (what made the old code raise; the code now passes either way).
+CLOSES_STDIN = b"""import os, time
+print(50, flush=True)
+input()
+os.close(0)
+for g in range(51, 71):
+    print(g, flush=True)
+    time.sleep(0.01)
+print("done")
+"""
+
+
+def test_a_program_that_closes_its_stdin_has_its_answers_dropped():
+    r = gradeq.run(["python3", "closes.py"], files={"closes.py": CLOSES_STDIN}, stdin=readme_guessing_game(37),
+                   cpu_ms=10000)
+    assert r.ok, r
+    assert r.stdout.endswith(b"70\ndone\n")
+    ret, out, _ = gradeq.run_program(["python3", "closes.py"], lambda s, text: "lower\n", files={"closes.py": CLOSES_STDIN},
+                                     timeout=10)
+    assert (ret, out.splitlines()[-1]) == (0, "done")
+
+
+def test_answers_the_program_never_reads_end_the_run_past_64_mib():
+    with pytest.raises(BufferError) as e:
+        gradeq.run(["sh", "-c", "echo go; exec sleep 30"], stdin=lambda s, d: bytes(65 << 20), wall_ms=20000)
+    assert e.value.gradeq_result.status == gradeq.CALLBACK_ERROR
+    assert e.value.gradeq_result.wall_us < 10_000_000
+
+
 def test_stop_ends_the_run():
     r = gradeq.run(["sh", "-c", "echo ready; sleep 10"], stdin=lambda s, d: gradeq.STOP, wall_ms=5000)
     assert r.ended_by_callback and r.wall_us < 4_000_000
@@ -205,6 +252,26 @@ def test_run_program_with_a_text_function():
         return "higher\n" if g < secret else "lower\n" if g > secret else "correct\n"
     ret, out, err = gradeq.run_program([GUESS], answer, timeout=10)
     assert (ret, out.splitlines()[-1], err) == (0, "found 64", "")
+
+
+# Writes "é" in two chunks: its second byte only once the sandbox's reader
+# has taken the first (the pipe is empty again).
+SPLIT_CHAR = b"""import fcntl, os, struct, termios
+os.write(1, b"\\xc3")
+while struct.unpack("i", fcntl.ioctl(1, termios.FIONREAD, bytes(4)))[0]:
+    os.sched_yield()
+os.write(1, b"\\xa9\\n")
+"""
+
+
+def test_a_text_function_never_sees_half_a_character():
+    seen = []
+
+    def answer(stream, text):
+        seen.append(text)
+    ret, out, _ = gradeq.run_program(["python3", "split.py"], answer, files={"split.py": SPLIT_CHAR}, timeout=10)
+    assert (ret, out) == (0, "é\n")
+    assert seen == ["é\n"]
 
 
 DEGRADED = """
