@@ -9,7 +9,7 @@
 The queue clients need python3-redis and python3-msgpack; local runs need
 libgradeq.so (see the package README).
 """
-from .errors import IsolationError, IsolationWarning, SandboxError
+from .errors import IsolationError, IsolationWarning, ResultError, ResultWarning, SandboxError
 from .local import (CALLBACK_ERROR, CLOSE, MEMORY, NOT_FOUND, OUTPUT_CAP, STOP, TIMEOUT, configure_pool, run,
                     run_program)
 from .result import Result, TestResult
@@ -18,7 +18,8 @@ from .sizes import parse_size
 __version__ = "1.0.0"
 __all__ = ["run", "run_program", "configure_pool", "Result", "TestResult", "CLOSE", "STOP", "CALLBACK_ERROR",
            "NOT_FOUND", "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
-           "IsolationWarning", "parse_size"]  # Client and aio: on first use (they need redis)
+           "IsolationWarning", "ResultError", "ResultWarning",
+           "parse_size"]  # Client and aio: on first use (they need redis)
 
 
 def __getattr__(name):

@@ -154,10 +154,10 @@ if pid == 0:
             links.append(os.readlink(f"/proc/self/fd/{fd}"))
         except OSError:
             pass
-    print("child", json.dumps(links), flush=True)
+    os.write(1, ("child " + json.dumps(links) + "\n").encode())  # one write: the parent writes too
     sys.stdin.read()
     os._exit(0)
-print("zygotes", json.dumps(sorted(z)), flush=True)
+os.write(1, ("zygotes " + json.dumps(sorted(z)) + "\n").encode())
 sys.stdin.read()
 """
 
@@ -169,7 +169,9 @@ def test_a_forked_child_lets_go_of_the_parents_boxes():
     p = subprocess.Popen([sys.executable, "-c", FORKING_PARENT, HERE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env=env, text=True)
     try:
-        said = dict(p.stdout.readline().split(" ", 1) for _ in range(2))
+        lines = [p.stdout.readline() for _ in range(2)]
+        said = dict(line.split(" ", 1) for line in lines)
+        assert set(said) == {"child", "zygotes"}, lines
         child_fds = json.loads(said["child"])
         parent_zygotes = json.loads(said["zygotes"])
         assert parent_zygotes
