@@ -146,7 +146,7 @@ function connect(url, options) {
 }
 
 function checkTimeout(timeout) {
-  if (timeout !== undefined && timeout !== null && !(typeof timeout === 'number' && timeout >= 0))
+  if (timeout !== undefined && timeout !== null && !(timeout >= 0))
     throw new RangeError(`timeout: expected seconds >= 0, got ${timeout}`);
 }
 
@@ -155,8 +155,9 @@ const MAX_DELAY = 2 ** 31 - 1;
 
 /** Calls fn after `seconds` (Infinity: never); returns what cancels it. */
 function after(seconds, fn) {
-  if (seconds === Infinity) return () => {};
-  const deadline = performance.now() + seconds * 1000;
+  const ms = Number(seconds) * 1000;
+  if (ms === Infinity) return () => {};
+  const deadline = performance.now() + ms;
   let timer;
   const arm = () => {
     const left = deadline - performance.now();

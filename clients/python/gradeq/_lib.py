@@ -90,6 +90,15 @@ _lock = threading.Lock()
 _lib = None
 
 
+def _after_fork_in_child():
+    # A thread of the parent may have held the lock, loading the library.
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _checkout_lib():
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     return os.path.join(top, "build", SONAME)

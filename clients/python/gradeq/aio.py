@@ -159,8 +159,9 @@ class Client:
         await asyncio.shield(self._started)
 
     async def result(self, job_id, timeout=None):
-        """The job's Result, waiting up to timeout seconds (None: for ever,
-        0: not at all); None when the time ran out."""
+        """The job's Result, waiting up to timeout seconds (None or math.inf:
+        for ever, 0: not at all); None when the time ran out. ResultError
+        when it cannot be decoded."""
         timeout = _wire.check_timeout(timeout)
         fut = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(job_id, []).append(fut)

@@ -47,7 +47,8 @@ def configure_pool(*, max_boxes=None, max_idle=None, idle_seconds=None):
     """Sets the bounds of this process's boxes (those given as None stay)
     and returns them all: at most max_boxes open at once (a run beyond waits
     for one), at most max_idle kept idle for the next runs, each closed once
-    idle for idle_seconds. Defaults: 64, the number of CPUs, 30."""
+    idle for idle_seconds (math.inf: never). Defaults: 64, the number of
+    CPUs, 30."""
     return _pool.configure(max_boxes, max_idle, idle_seconds)
 
 
@@ -112,15 +113,25 @@ class _Interaction:
 
 
 def _limits(cpu_ms, wall_ms, memory, stdout_max, stderr_max, processes, file_max, open_files):
-    def count(v, what):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{what}: expected a non-negative int, got {v!r}")
+    # ctypes would wrap a value past 64 bits without a word, and the library
+    # answers a zero where it needs a positive limit with SANDBOX_ERROR: both
+    # are the caller's mistakes, said here.
+    def fits(v, what, low=0):
+        if not low <= v < 1 << 64:
+            raise ValueError(f"{what}: {v!r} is out of range ({low} to 2**64 - 1)")
         return v
+
+    def count(v, what, low=0):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{what}: expected an int, got {v!r}")
+        return fits(v, what, low)
     return _lib.Limits(
-        cpu_ms=count(cpu_ms, "cpu_ms"), wall_ms=0 if wall_ms is None else count(wall_ms, "wall_ms"),
-        memory_bytes=parse_size(memory, "memory"), stdout_bytes=parse_size(stdout_max, "stdout_max"),
-        stderr_bytes=parse_size(stderr_max, "stderr_max"), processes=count(processes, "processes"),
-        file_bytes=parse_size(file_max, "file_max"), open_files=count(open_files, "open_files"))
+        cpu_ms=count(cpu_ms, "cpu_ms", 1), wall_ms=0 if wall_ms is None else count(wall_ms, "wall_ms"),
+        memory_bytes=fits(parse_size(memory, "memory"), "memory", 1),
+        stdout_bytes=fits(parse_size(stdout_max, "stdout_max"), "stdout_max"),
+        stderr_bytes=fits(parse_size(stderr_max, "stderr_max"), "stderr_max"),
+        processes=count(processes, "processes", 1), file_bytes=fits(parse_size(file_max, "file_max"), "file_max"),
+        open_files=count(open_files, "open_files", 1))
 
 
 def _result(raw):
@@ -227,6 +238,8 @@ def run_program(cmd, sinput="", timeout=1.0, memory="256M", **options):
     string, or a function answer(stream, text) returning str, None,
     gradeq.CLOSE or gradeq.STOP. Other keywords are those of run()."""
     argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout * 1000 < 1 << 64:
+        raise ValueError(f"timeout: expected a finite number of seconds > 0, got {timeout!r}")
     ms = max(1, math.ceil(timeout * 1000))
     stdin = _text_answer(sinput) if callable(sinput) else sinput
     r = run(argv, stdin=stdin, cpu_ms=ms, wall_ms=ms, memory=memory, **options)

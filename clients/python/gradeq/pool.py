@@ -146,7 +146,7 @@ class Pool:
                     left = self.idle[0][0] + self.idle_seconds - time.monotonic()
                     if left <= 0:
                         break
-                    self.tick.wait(left)
+                    self.tick.wait(min(left, threading.TIMEOUT_MAX))  # idle_seconds may be math.inf
             with self.life:
                 with self.lock:
                     now = time.monotonic()

@@ -36,8 +36,9 @@ class Client:
         return job_id
 
     def result(self, job_id, timeout=None):
-        """The job's Result, waiting up to timeout seconds (None: for ever,
-        0: not at all); None when the time ran out."""
+        """The job's Result, waiting up to timeout seconds (None or math.inf:
+        for ever, 0: not at all); None when the time ran out. ResultError
+        when it cannot be decoded."""
         key = self.keys.result(job_id)
         timeout = _wire.check_timeout(timeout)
         if timeout == 0:

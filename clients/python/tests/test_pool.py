@@ -1,6 +1,7 @@
 """The boxes of local runs: bounded, shrinking, and let go by a forked child.
 Each box is a zygote process, a child of this one: the tests count them."""
 import json
+import math
 import os
 import select
 import signal
@@ -67,7 +68,7 @@ def pool():
 def test_settings_are_checked(pool):
     s = pool()
     assert set(s) == {"max_boxes", "max_idle", "idle_seconds"} and s["max_boxes"] >= 1
-    for bad in ({"max_boxes": 0}, {"max_idle": -1}, {"idle_seconds": -1}, {"idle_seconds": float("nan")},
+    for bad in ({"max_boxes": 0}, {"max_idle": -1}, {"idle_seconds": -1}, {"idle_seconds": math.nan},
                 {"max_boxes": True}):
         with pytest.raises(ValueError):
             pool(**bad)
@@ -98,7 +99,7 @@ def test_idle_boxes_beyond_max_idle_are_closed(pool):
 
 
 def test_a_box_idle_for_idle_seconds_is_closed(pool):
-    pool(max_idle=4)
+    pool(max_idle=4, idle_seconds=math.inf)  # for ever, until told otherwise
     assert gradeq.run(["true"]).ok
     kept = zygotes()
     assert kept
@@ -185,3 +186,19 @@ def test_a_forked_child_lets_go_of_the_parents_boxes():
         p.stdin.close()  # the child's end-of-file: it exits
         p.stdout.close()
         p.wait(30)
+
+
+def test_a_child_forked_while_the_library_loads_can_use_it():
+    """The loader's lock, held by another thread at the fork, is not the
+    child's: its runs do not hang on it."""
+    assert gradeq.run(["true"]).ok
+    with gradeq._lib._lock:  # as a thread loading the library would hold it
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.alarm(30)  # the outer bound of a hang
+                os._exit(0 if gradeq.run(["echo", "child"]).stdout == b"child\n" else 1)
+            finally:
+                os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -1,4 +1,5 @@
 """gradeq.run and gradeq.run_program against libgradeq.so, for real."""
+import math
 import os
 import shutil
 import subprocess
@@ -73,6 +74,19 @@ def test_bad_arguments():
         gradeq.run(["echo", "a\0b"])
     with pytest.raises(ValueError):
         gradeq.run(["true"], env={"A=B": "c"})
+
+
+def test_limits_the_library_cannot_take_are_refused_here():
+    """Never wrapped into 64 bits (2**64 + 5 ms was 5 ms), nor a
+    SANDBOX_ERROR for the caller's zero."""
+    for bad in ({"cpu_ms": 2 ** 64 + 5}, {"memory": "99999999T"}, {"file_max": 2 ** 64}, {"cpu_ms": 0},
+                {"memory": 0}, {"processes": 0}, {"open_files": 0}, {"wall_ms": 2 ** 70}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            gradeq.run(["true"], **bad)
+    for bad in (math.inf, math.nan, -1, 0, 2.0 ** 70):
+        with pytest.raises(ValueError, match="timeout"):
+            gradeq.run_program("true", timeout=bad)
+    assert gradeq.run(["true"], stdout_max=0, stderr_max=0, wall_ms=0).ok
 
 
 def test_local_program_travels_into_the_box(tmp_path):
