@@ -47,6 +47,7 @@ const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) &&
 // copy: sizes are converted in it, never in the caller's job.
 function dropNull(v) {
   if (Array.isArray(v)) return v.map(dropNull);
+  if (v instanceof Map) v = Object.fromEntries(v); // a job's maps have string keys
   if (!isMap(v)) return v;
   const out = {};
   for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = dropNull(x);

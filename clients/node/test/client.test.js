@@ -133,6 +133,8 @@ test('sizes in every program of a job; the caller\'s job is left as it was', () 
   assert.deepEqual(m.checker.limits, { stdout_bytes: 4096 });
   assert.deepEqual(m.interactor.limits, { stderr_bytes: 2048 });
   assert.deepEqual(m.tests, [{ name: '1', limits: { memory_bytes: 32 * 2 ** 20, stdout_bytes: 7 } }, { name: '2' }]);
+  const fromMaps = decode(encodeJob({ argv: ['x'], files: new Map([['a', 'b']]), limits: new Map([['memory_bytes', '1K']]) })[1]);
+  assert.deepEqual([fromMaps.files, fromMaps.limits], [{ a: 'b' }, { memory_bytes: 1024 }]);
   assert.throws(() => encodeJob({ argv: ['x'], tests: [{}, { limits: { memory_bytes: 'lots' } }] }),
     /tests\[1\]\.limits\.memory_bytes/);
   assert.throws(() => parseSize('99999999T'), RangeError);

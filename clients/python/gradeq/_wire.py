@@ -47,7 +47,7 @@ def _drop_none(v):
     # A copy: the sizes below are converted in it, not in the caller's job.
     if isinstance(v, dict):
         return {k: _drop_none(x) for k, x in v.items() if x is not None}
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return [_drop_none(x) for x in v]
     return v
 

@@ -70,6 +70,8 @@ def test_sizes_in_every_program_of_a_job_and_the_callers_job_unchanged():
     assert m["checker"]["limits"] == {"stdout_bytes": 4096}
     assert m["interactor"]["limits"] == {"stderr_bytes": 2048}
     assert m["tests"] == [{"name": "1", "limits": {"memory_bytes": 32 << 20, "stdout_bytes": 7}}, {"name": "2"}]
+    _, data = _wire.encode_job({"argv": ("x",), "tests": ({"limits": {"memory_bytes": "1K"}},)})
+    assert msgpack.unpackb(data)["tests"] == [{"limits": {"memory_bytes": 1024}}]
     with pytest.raises(ValueError, match=r"tests\[1\]\.limits\.memory_bytes"):
         _wire.encode_job({"argv": ["x"], "tests": [{}, {"limits": {"memory_bytes": "lots"}}]})
 
