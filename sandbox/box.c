@@ -417,6 +417,21 @@ void sbx_box_close(sbx_box *b)
     free(b);
 }
 
+void sbx_box_forget(sbx_box *b)
+{
+    if (!b)
+        return;
+    /* close() only: flock(LOCK_UN), a kill or a wait would reach the
+     * parent's slot and zygote. */
+    const int fds[] = { b->sock, b->box_fd, b->tmp_fd, b->null_fd, b->stop_fd, b->lock_fd };
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (b->has_cg)
+        cg_slot_forget(&b->cg);
+    free(b);
+}
+
 unsigned sbx_box_slot(const sbx_box *b)
 {
     return b->slot;

@@ -180,6 +180,11 @@ static void release(cg_slot *s)
     s->host = NULL;
 }
 
+void cg_slot_forget(cg_slot *s)
+{
+    release(s);
+}
+
 /* v2: slot-N hands memory and pids to its two leaves; a slot taken over
  * from a dead owner is killed whole first (zygote and run). The run leaf
  * made here is only what cg_slot_empty waits on until the first prepare

@@ -26,7 +26,7 @@ int sbx_reply_write(sbx_reply *p, const void *buf, size_t len)
 {
     pthread_mutex_lock(&p->mu);
     size_t pending = p->len - p->off;
-    int rc = -1;
+    int rc = p->close ? 1 : -1;
     if (!p->close && pending + len <= SBX_REPLY_MAX) {
         if (p->len + len > p->size && p->off) {
             memmove(p->buf, p->buf + p->off, pending); /* reuse the consumed front */

@@ -76,6 +76,9 @@ int cg_probe(cg_host *host, const char *name);
 /* Makes (or takes over, killing what a dead owner left) the slot's cgroup. */
 int cg_slot_open(const cg_host *host, unsigned slot, cg_slot *s, char *err, size_t errlen);
 void cg_slot_close(cg_slot *s);
+/* Closes this process's copies of the slot's files, nothing else (a
+ * forked child's copy of its parent's slot). */
+void cg_slot_forget(cg_slot *s);
 /* Before a run: v1 writes changed limits and resets the counters; v2 makes
  * the run's own cgroup with its limits. */
 int cg_slot_prepare(cg_slot *s, const sbx_limits *l, char *err, size_t errlen);

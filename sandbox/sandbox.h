@@ -126,8 +126,10 @@ typedef struct sbx_file {
  * hold as in any run. */
 typedef struct sbx_reply sbx_reply;
 typedef int (*sbx_interact_fn)(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply);
-/* Queues len bytes for the program's stdin (at most SBX_REPLY_MAX pending:
- * beyond, -1 and nothing is queued). */
+/* Queues len bytes for the program's stdin: 0. Once its stdin is closed
+ * (sbx_reply_close, or a write found that the program closed it or
+ * ended), the bytes are dropped: 1, not an error (a closed stdin is the
+ * program's choice). Past SBX_REPLY_MAX pending bytes: -1, nothing queued. */
 int sbx_reply_write(sbx_reply *r, const void *buf, size_t len);
 void sbx_reply_close(sbx_reply *r);
 #define SBX_REPLY_MAX (64u << 20)
@@ -281,6 +283,12 @@ typedef struct sbx_box sbx_box;
 /* Takes a free machine-wide slot and starts its zygote. */
 int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen);
 void sbx_box_close(sbx_box *b);
+/* In the child of a fork(): closes this process's copies of the box's
+ * descriptors and frees it, touching nothing of the box itself, which
+ * stays the parent's (its slot lock held, its zygote running). A child
+ * that kept them would hold the parent's slot after the parent let it go
+ * and keep its zygote alive after the parent died. */
+void sbx_box_forget(sbx_box *b);
 unsigned sbx_box_slot(const sbx_box *b);
 /* How many times this box was thrown away and built anew because a run
  * left what could not be cleared in place (see sbx_run). */

@@ -22,15 +22,43 @@ export interface Program {
   limits?: Limits | null;
 }
 
-/** A job; fields left null or undefined are not sent. Unknown fields (a grading job's) pass through. */
-export interface Job extends Program {
+/** One test of a grading job (docs/protocol.md, "Grading a submission"). */
+export interface TestCase {
+  name?: string | null;
+  stdin?: Buffer | Uint8Array | string | null;
+  expected?: Buffer | Uint8Array | string | null;
+  /** override the job's for this test */
+  limits?: Limits | null;
+  files?: Record<string, Buffer | Uint8Array | string> | null;
+  [field: string]: unknown;
+}
+
+/**
+ * A job; fields left null or undefined are not sent, at any depth. Unknown
+ * fields pass through. The byte limits of every program it carries (the
+ * job's, each test's, the compile step's, the checker's, the interactor's)
+ * and transcript_bytes may be sizes such as '64M'.
+ */
+export interface Job {
   /** 1-128 of [A-Za-z0-9._:-]; assigned by submit when absent */
   id?: string;
+  /** required, but for a grading job given a `language` */
+  argv?: string[];
+  /** path under /box -> contents */
+  files?: Record<string, Buffer | Uint8Array | string> | null;
+  limits?: Limits | null;
   stdin?: Buffer | Uint8Array | string | null;
   env?: Record<string, string> | null;
   network?: boolean | null;
   interactor?: Program | null;
-  transcript_bytes?: number | null;
+  transcript_bytes?: Size | null;
+  /** grading jobs */
+  tests?: TestCase[] | null;
+  compile?: { argv: string[]; limits?: Limits | null } | null;
+  checker?: 'lines' | 'exact' | 'tokens' | { float: number } | Program | null;
+  stop_on_failure?: boolean | null;
+  language?: string | null;
+  source?: Buffer | Uint8Array | string | null;
   [field: string]: unknown;
 }
 
@@ -120,18 +148,32 @@ export class Client {
   readonly redis: Redis;
   /** Queues a job; resolves to its id (assigned when it had none). */
   submit(job: Job): Promise<string>;
-  /** The job's result within timeout seconds (undefined/null: for ever, 0: now); null when it ran out. */
+  /**
+   * The job's result within timeout seconds (undefined, null or Infinity: for
+   * ever, 0: now; any size); null when it ran out. Rejects with ResultError
+   * when the result cannot be decoded.
+   */
   result(id: string, timeout?: number | null): Promise<Result | null>;
   /** submit, then result. */
   run(job: Job, timeout?: number | null): Promise<Result | null>;
-  /** The results of many ids awaited at once (one follower connection for all). */
+  /** The results of many ids awaited at once (one follower connection for all); an undecodable one is left out, with a warning. */
   results(ids: Iterable<string>, timeout?: number | null): Promise<Map<string, Result>>;
-  /** [streamId, Result] of every result after lastId ('$': from the first iteration on), resumable. */
+  /** [streamId, Result] of every result after lastId ('$': from the first iteration on), resumable; an undecodable entry is skipped with a warning. */
   follow(lastId?: string): AsyncGenerator<[string, Result], void, undefined>;
   /** Closes both connections; pending waits reject. */
   close(): Promise<void>;
 }
 
+/** A result read from the queue that cannot be decoded. */
+export class ResultError extends Error {
+  constructor(message: string, jobId?: string | null, streamId?: string | null, cause?: unknown);
+  /** the job it is the result of */
+  jobId: string | null;
+  /** its entry of the results stream; null when read from the job's result list */
+  streamId: string | null;
+}
+
 export function parseSize(v: Size, what?: string): number;
 export function encodeJob(job: Job): [string, Buffer];
-export function decodeResult(buf: Uint8Array): Result;
+/** Throws ResultError (naming jobId and streamId) when buf cannot be decoded. */
+export function decodeResult(buf: Uint8Array, jobId?: string | null, streamId?: string | null): Result;

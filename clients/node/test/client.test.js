@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 
-import { encode } from '@msgpack/msgpack';
+import { decode, encode } from '@msgpack/msgpack';
 
-import { Client, decodeResult, encodeJob, parseSize } from '../index.js';
+import { Client, ResultError, decodeResult, encodeJob, parseSize } from '../index.js';
 
 const URL = process.env.GRADEQ_TEST_REDIS;
 const skip = URL ? false : 'GRADEQ_TEST_REDIS (a Redis served by a worker) not set';
@@ -114,4 +114,100 @@ test('codec: ids, sizes, unknown fields, non-maps refused', () => {
   const r = decodeResult(encode({ id: 'x', status: 'OK', worker: 'w', stdout: new Uint8Array([1]), tests: [1] }));
   assert.ok(r.ok && Buffer.isBuffer(r.stdout) && r.tests[0] === 1);
   assert.equal(decodeResult(encode({ id: 'x', status: 'RUNTIME_ERROR', ok: true })).ok, false);
+});
+
+test('sizes in every program of a job; the caller\'s job is left as it was', () => {
+  const job = {
+    id: 'g', argv: ['./a'], limits: { memory_bytes: '64M' }, transcript_bytes: '1K',
+    compile: { argv: ['cc'], limits: { memory_bytes: '512M', file_bytes: '1G', cpu_ms: 9 } },
+    checker: { argv: ['./chk'], limits: { stdout_bytes: '4K', wall_ms: null } },
+    interactor: { argv: ['./i'], limits: { stderr_bytes: '2K' } },
+    tests: [{ name: '1', limits: { memory_bytes: '32M', stdout_bytes: 7 }, files: null }, { name: '2' }],
+  };
+  const before = JSON.stringify(job);
+  const m = decode(encodeJob(job)[1]);
+  assert.equal(JSON.stringify(job), before);
+  assert.deepEqual(m.limits, { memory_bytes: 64 * 2 ** 20 });
+  assert.equal(m.transcript_bytes, 1024);
+  assert.deepEqual(m.compile.limits, { memory_bytes: 512 * 2 ** 20, file_bytes: 2 ** 30, cpu_ms: 9 });
+  assert.deepEqual(m.checker.limits, { stdout_bytes: 4096 });
+  assert.deepEqual(m.interactor.limits, { stderr_bytes: 2048 });
+  assert.deepEqual(m.tests, [{ name: '1', limits: { memory_bytes: 32 * 2 ** 20, stdout_bytes: 7 } }, { name: '2' }]);
+  const fromMaps = decode(encodeJob({ argv: ['x'], files: new Map([['a', 'b']]), limits: new Map([['memory_bytes', '1K']]) })[1]);
+  assert.deepEqual([fromMaps.files, fromMaps.limits], [{ a: 'b' }, { memory_bytes: 1024 }]);
+  assert.throws(() => encodeJob({ argv: ['x'], tests: [{}, { limits: { memory_bytes: 'lots' } }] }),
+    /tests\[1\]\.limits\.memory_bytes/);
+  assert.throws(() => parseSize('99999999T'), RangeError);
+});
+
+test('an undecodable result names its job', () => {
+  for (const data of [Buffer.from([0xc1]), undefined, Buffer.from([0x93, 1, 2])]) {
+    assert.throws(() => decodeResult(data, 'j1', '5-0'), (e) => e instanceof ResultError && e.jobId === 'j1' &&
+      e.streamId === '5-0' && /"j1"/.test(e.message));
+  }
+});
+
+// A Python grading job whose every program's limits are sizes given as strings.
+const SUM_PY = 'import sys\na, b = map(int, input().split())\nprint(a + b)\n';
+const CHECKER = '#!/bin/sh\n[ "$(tr -d \'[:space:]\' < "$2")" = "$(tr -d \'[:space:]\' < "$3")" ]\n';
+
+test('a grading job with sizes as strings in every program', { skip }, async () => {
+  const r = await c.run({
+    argv: ['python3', 'main.py'], files: { 'main.py': SUM_PY }, limits: { memory_bytes: '256M' },
+    compile: { argv: ['python3', '-m', 'py_compile', 'main.py'], limits: { cpu_ms: 5000, memory_bytes: '512M', file_bytes: '64M' } },
+    checker: { argv: ['sh', 'chk'], files: { chk: CHECKER }, limits: { memory_bytes: '64M', stderr_bytes: '4K' } },
+    tests: [{ stdin: '1 2\n', expected: '3\n', limits: { memory_bytes: '128M', file_bytes: '1M' } },
+            { stdin: '2 2\n', expected: '5\n', limits: { stdout_bytes: '4K' } }],
+  }, 120);
+  assert.equal(r.status, 'WRONG_ANSWER', `${r.status}: ${r.error}`);
+  assert.deepEqual(r.tests.map((t) => t.status), ['OK', 'WRONG_ANSWER']);
+});
+
+test('timeouts past setTimeout\'s 2^31 ms, and Infinity, wait for the result', { skip }, async () => {
+  for (const t of [Infinity, 2 ** 31 / 1000, 1e300]) {
+    const id = uid('long');
+    const wait = c.result(id, t);
+    // The job starts once the wait began and takes a moment: the old code's
+    // null came before it.
+    await c.submit({ id, argv: ['sh', '-c', 'sleep 0.3; echo late'] });
+    const r = await wait;
+    assert.equal(r?.stdout.toString(), 'late\n', `timeout ${t}`);
+    assert.ok((await c.results([id], t)).get(id).ok);
+  }
+  await assert.rejects(c.result('x', NaN), RangeError);
+});
+
+test('an undecodable result fails its own waiters, no other', { skip }, async () => {
+  const prefix = uid('junk');
+  const j = new Client(URL, { prefix });
+  const good = Buffer.from(encode({ id: 'good', status: 'OK', stdout: Buffer.from('fine') }));
+  const bad = Buffer.from([0xc1]);
+  const warnings = [];
+  const onWarning = (w) => { if (w.code === 'GRADEQ_UNDECODABLE_RESULT') warnings.push(w.message); };
+  process.on('warning', onWarning);
+  try {
+    const waits = Object.fromEntries(['bad', 'good', 'later'].map((id) => [id, j.result(id, 30)]));
+    const settled = Object.fromEntries(Object.entries(waits).map(([k, p]) => [k, p.then((v) => v, (e) => e)]));
+    await j.ensureFollower(); // the waits registered, the follower's start fixed: it sees what comes next
+    await j.redis.xadd(`${prefix}:results`, '*', 'id', 'bad', 'result', bad);
+    await j.redis.xadd(`${prefix}:results`, '*', 'id', 'good', 'result', good);
+    assert.equal((await settled.good).stdout.toString(), 'fine');
+    const e = await settled.bad;
+    assert.ok(e instanceof ResultError && e.jobId === 'bad' && e.streamId, String(e));
+    await j.redis.xadd(`${prefix}:results`, '*', 'id', 'later', 'result', good);
+    assert.ok((await settled.later).ok); // the follower goes on
+    await j.redis.rpush(`${prefix}:result:bad`, bad);
+    await j.redis.rpush(`${prefix}:result:good`, good);
+    assert.deepEqual([...(await j.results(['bad', 'good'], 5)).keys()], ['good']);
+    let first;
+    for await (const [sid, r] of j.follow('0-0')) { first = [sid, r]; break; }
+    assert.equal(first[1].id, 'good');
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    assert.equal(warnings.filter((m) => /"bad"/.test(m)).length, 2, warnings.join('; '));
+  } finally {
+    process.off('warning', onWarning);
+    const keys = await j.redis.keys(`${prefix}:*`);
+    if (keys.length) await j.redis.del(...keys);
+    await j.close();
+  }
 });

@@ -2,21 +2,24 @@
 
     gradeq.run(argv, ...)         one program in the sandbox, in this process
     gradeq.run_program(cmd, ...)  the same as (ret, stdout, stderr) text
+    gradeq.configure_pool(...)    how many boxes local runs keep
     gradeq.Client(url)            the queue: submit jobs to workers, await results
     gradeq.aio.Client(url)        the same with asyncio
 
 The queue clients need python3-redis and python3-msgpack; local runs need
 libgradeq.so (see the package README).
 """
-from .local import (CALLBACK_ERROR, CLOSE, MEMORY, NOT_FOUND, OUTPUT_CAP, STOP, TIMEOUT,
-                    IsolationError, IsolationWarning, SandboxError, run, run_program)
+from .errors import IsolationError, IsolationWarning, ResultError, ResultWarning, SandboxError
+from .local import (CALLBACK_ERROR, CLOSE, MEMORY, NOT_FOUND, OUTPUT_CAP, STOP, TIMEOUT, configure_pool, run,
+                    run_program)
 from .result import Result, TestResult
 from .sizes import parse_size
 
 __version__ = "1.0.0"
-__all__ = ["run", "run_program", "Result", "TestResult", "CLOSE", "STOP", "CALLBACK_ERROR", "NOT_FOUND",
-           "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
-           "IsolationWarning", "parse_size"]  # Client and aio: on first use (they need redis)
+__all__ = ["run", "run_program", "configure_pool", "Result", "TestResult", "CLOSE", "STOP", "CALLBACK_ERROR",
+           "NOT_FOUND", "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
+           "IsolationWarning", "ResultError", "ResultWarning",
+           "parse_size"]  # Client and aio: on first use (they need redis)
 
 
 def __getattr__(name):

@@ -82,11 +82,21 @@ _SIGNATURES = {
     "sbx_host_describe": (ctypes.c_char_p, [_P]),
     "sbx_box_open": (ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.c_char_p, ctypes.c_size_t]),
     "sbx_box_close": (None, [_P]),
+    "sbx_box_forget": (None, [_P]),
     "sbx_run": (ctypes.c_int, [_P, ctypes.POINTER(Spec), ctypes.POINTER(RawResult)]),
 }
 
 _lock = threading.Lock()
 _lib = None
+
+
+def _after_fork_in_child():
+    # A thread of the parent may have held the lock, loading the library.
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _checkout_lib():
@@ -122,6 +132,12 @@ def lib():
                 f.restype, f.argtypes = restype, argtypes
             _lib = handle
         return _lib
+
+
+def loaded():
+    """The library when it is loaded, else None; takes no lock (a forked
+    child calls it, where a thread of the parent may have held one)."""
+    return _lib
 
 
 def isolation_names(bits):

@@ -10,13 +10,16 @@ stream past the follower's start. Other commands share a small bounded pool
 (pool_size connections), so 10,000 concurrent awaits use pool_size + 1
 connections. Submits and those list reads are pipelined: the ones issued in
 one turn of the event loop go out together (one command at a time costs the
-client about ten times the CPU of the same command in a pipeline).
+client about ten times the CPU of the same command in a pipeline). A result
+that cannot be decoded fails the waiters of its own job, no other.
 """
 import asyncio
+import warnings
 
 import redis.asyncio as aredis
 
 from . import _wire
+from .errors import ResultError, ResultWarning
 
 
 class _AutoPipeline:
@@ -118,13 +121,13 @@ class Client:
         try:
             last_id = await self._last_id(self._follower_redis)
             started.set_result(None)
-            async for _, job_id, data in self._entries(self._follower_redis, last_id):
-                for fut in self._waiters.pop(job_id, ()):
-                    if not fut.done():
-                        fut.set_result(_wire.decode_result(data))
+            async for sid, job_id, data in self._entries(self._follower_redis, last_id):
+                futs = self._waiters.pop(job_id, ())
+                if futs:
+                    self._resolve(futs, data, job_id, sid)
         except asyncio.CancelledError:
             raise
-        except Exception as e:  # every waiter learns why; the next wait restarts the follower
+        except Exception as e:  # the stream failed: every waiter learns why; the next wait restarts the follower
             if not started.done():
                 started.set_exception(e)
             for futs in self._waiters.values():
@@ -134,6 +137,21 @@ class Client:
             self._waiters.clear()
             self._follower = None
 
+    @staticmethod
+    def _resolve(futs, data, job_id, sid):
+        # A result that cannot be decoded fails its own waiters, no other.
+        try:
+            result, error = _wire.decode_result(data, job_id, sid), None
+        except ResultError as e:
+            result, error = None, e
+        for fut in futs:
+            if fut.done():
+                continue
+            if error is None:
+                fut.set_result(result)
+            else:
+                fut.set_exception(error)
+
     async def _ensure_follower(self):
         if self._follower is None:
             self._started = asyncio.get_running_loop().create_future()
@@ -141,9 +159,10 @@ class Client:
         await asyncio.shield(self._started)
 
     async def result(self, job_id, timeout=None):
-        """The job's Result, waiting up to timeout seconds (None: for ever,
-        0: not at all); None when the time ran out."""
-        _wire.check_timeout(timeout)
+        """The job's Result, waiting up to timeout seconds (None or math.inf:
+        for ever, 0: not at all); None when the time ran out. ResultError
+        when it cannot be decoded."""
+        timeout = _wire.check_timeout(timeout)
         fut = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(job_id, []).append(fut)
         try:
@@ -151,7 +170,7 @@ class Client:
                 await self._ensure_follower()
             data = await self._pipe("LINDEX", self.keys.result(job_id), 0)
             if data is not None:
-                return _wire.decode_result(data)
+                return _wire.decode_result(data, job_id)
             if timeout == 0:
                 return None
             try:
@@ -170,17 +189,29 @@ class Client:
         return await self.result(await self.submit(job), timeout)
 
     async def results(self, job_ids, timeout=None):
-        """{id: Result} for the ids whose result came within timeout seconds."""
+        """{id: Result} for the ids whose result came within timeout seconds
+        (one that cannot be decoded is left out, with a ResultWarning)."""
         ids = list(dict.fromkeys(job_ids))
-        got = await asyncio.gather(*(self.result(i, timeout) for i in ids))
-        return {i: r for i, r in zip(ids, got) if r is not None}
+        got = await asyncio.gather(*(self.result(i, timeout) for i in ids), return_exceptions=True)
+        out = {}
+        for i, r in zip(ids, got):
+            if isinstance(r, ResultError):
+                warnings.warn(str(r), ResultWarning, stacklevel=2)
+            elif isinstance(r, BaseException):
+                raise r
+            elif r is not None:
+                out[i] = r
+        return out
 
     async def follow(self, last_id="$"):
         """Yields (stream_id, Result) for every result published after
         last_id ("$": after the first iteration began); pass the last
         stream_id seen to resume. Holds one connection of the pool while it
-        runs."""
+        runs. An entry that cannot be decoded is skipped with a
+        ResultWarning naming it."""
         if last_id == "$":
             last_id = await self._last_id(self.redis)
-        async for sid, _, data in self._entries(self.redis, last_id):
-            yield sid, _wire.decode_result(data)
+        async for sid, job_id, data in self._entries(self.redis, last_id):
+            r = _wire.decode_or_warn(data, job_id, sid)
+            if r is not None:
+                yield sid, r

@@ -2,11 +2,10 @@
 sandbox, here, through libgradeq.so.
 
 The sandbox keeps a long-lived zygote per box, so boxes are opened once and
-reused: a pool of idle boxes per process (a run takes one, or opens one when
-all are busy, and gives it back), reopened after a fork since a zygote
-belongs to the process that started it. The stdin function runs in the
-caller's process: the library calls it from its reader threads, one call at
-a time, and ctypes takes the GIL for it.
+reused: pool.py keeps them (bounded, shrinking, forgotten by a forked
+child). The stdin function runs in the caller's process: the library calls
+it from its reader threads, one call at a time, and ctypes takes the GIL
+for it.
 """
 import atexit
 import codecs
@@ -14,24 +13,13 @@ import ctypes
 import math
 import os
 import shlex
-import threading
 import warnings
 
 from . import _lib
+from .errors import IsolationError, IsolationWarning, SandboxError
+from .pool import Pool
 from .result import Result
 from .sizes import parse_size
-
-
-class SandboxError(RuntimeError):
-    """The sandbox could not be started or failed (never the program's fault)."""
-
-
-class IsolationError(SandboxError):
-    """require_isolation=True and some protection does not hold here."""
-
-
-class IsolationWarning(UserWarning):
-    """The run was degraded: some protections did not hold."""
 
 
 class _Signal:
@@ -51,60 +39,17 @@ CALLBACK_ERROR = "CALLBACK_ERROR"
 _SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/")
 
 
-class _Pool:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.pid = None
-        self.host = None
-        self.idle = []
-
-    def _host(self):
-        # Under self.lock.
-        if self.pid != os.getpid():
-            self.pid, self.host, self.idle = os.getpid(), None, []
-        if self.host is None:
-            lib, h, err = _lib.lib(), ctypes.c_void_p(), ctypes.create_string_buffer(_lib.ERR_LEN)
-            if lib.sbx_host_open(ctypes.byref(h), None, err, _lib.ERR_LEN) < 0:
-                raise SandboxError("gradeq: cannot start the sandbox: " + err.value.decode(errors="replace"))
-            self.host = h
-        return self.host
-
-    def host_isolation(self):
-        # The first box's zygote finds whether namespaces hold: open one
-        # (the run takes it next) before the host can say.
-        self.give(self.take())
-        with self.lock:
-            h = self._host()
-            lib = _lib.lib()
-            return lib.sbx_host_isolation(h), lib.sbx_host_describe(h).decode(errors="replace")
-
-    def take(self):
-        with self.lock:
-            h = self._host()
-            if self.idle:
-                return self.idle.pop()
-        b, err = ctypes.c_void_p(), ctypes.create_string_buffer(_lib.ERR_LEN)
-        if _lib.lib().sbx_box_open(h, ctypes.byref(b), err, _lib.ERR_LEN) < 0:
-            raise SandboxError("gradeq: cannot start a sandbox box: " + err.value.decode(errors="replace"))
-        return (os.getpid(), b)
-
-    def give(self, box):
-        with self.lock:
-            if box[0] == self.pid:
-                self.idle.append(box)
-
-    def close(self):
-        with self.lock:
-            if self.pid == os.getpid():
-                for _, b in self.idle:
-                    _lib.lib().sbx_box_close(b)
-                if self.host is not None:
-                    _lib.lib().sbx_host_close(self.host)
-            self.pid, self.host, self.idle = None, None, []
-
-
-_pool = _Pool()
+_pool = Pool()
 atexit.register(_pool.close)
+
+
+def configure_pool(*, max_boxes=None, max_idle=None, idle_seconds=None):
+    """Sets the bounds of this process's boxes (those given as None stay)
+    and returns them all: at most max_boxes open at once (a run beyond waits
+    for one), at most max_idle kept idle for the next runs, each closed once
+    idle for idle_seconds (math.inf: never). Defaults: 64, the number of
+    CPUs, 30."""
+    return _pool.configure(max_boxes, max_idle, idle_seconds)
 
 
 def _bytes(v, what):
@@ -157,9 +102,10 @@ class _Interaction:
                 _lib.lib().sbx_reply_close(reply)
             elif out is not None:
                 data = _bytes(out, "the stdin function's answer")
+                # 1: the program closed its stdin (or ended): the answer is dropped.
                 if _lib.lib().sbx_reply_write(reply, data, len(data)) < 0:
-                    raise SandboxError("gradeq: the program's stdin holds more than 64 MiB of answers "
-                                       "it has not read (or was closed)")
+                    raise BufferError("gradeq: the stdin function's answers the program has not read "
+                                      "would pass 64 MiB")
             return 0
         except BaseException as e:  # re-raised in the caller once the run has ended
             self.exc = e
@@ -167,15 +113,25 @@ class _Interaction:
 
 
 def _limits(cpu_ms, wall_ms, memory, stdout_max, stderr_max, processes, file_max, open_files):
-    def count(v, what):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{what}: expected a non-negative int, got {v!r}")
+    # ctypes would wrap a value past 64 bits without a word, and the library
+    # answers a zero where it needs a positive limit with SANDBOX_ERROR: both
+    # are the caller's mistakes, said here.
+    def fits(v, what, low=0):
+        if not low <= v < 1 << 64:
+            raise ValueError(f"{what}: {v!r} is out of range ({low} to 2**64 - 1)")
         return v
+
+    def count(v, what, low=0):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{what}: expected an int, got {v!r}")
+        return fits(v, what, low)
     return _lib.Limits(
-        cpu_ms=count(cpu_ms, "cpu_ms"), wall_ms=0 if wall_ms is None else count(wall_ms, "wall_ms"),
-        memory_bytes=parse_size(memory, "memory"), stdout_bytes=parse_size(stdout_max, "stdout_max"),
-        stderr_bytes=parse_size(stderr_max, "stderr_max"), processes=count(processes, "processes"),
-        file_bytes=parse_size(file_max, "file_max"), open_files=count(open_files, "open_files"))
+        cpu_ms=count(cpu_ms, "cpu_ms", 1), wall_ms=0 if wall_ms is None else count(wall_ms, "wall_ms"),
+        memory_bytes=fits(parse_size(memory, "memory"), "memory", 1),
+        stdout_bytes=fits(parse_size(stdout_max, "stdout_max"), "stdout_max"),
+        stderr_bytes=fits(parse_size(stderr_max, "stderr_max"), "stderr_max"),
+        processes=count(processes, "processes", 1), file_bytes=fits(parse_size(file_max, "file_max"), "file_max"),
+        open_files=count(open_files, "open_files", 1))
 
 
 def _result(raw):
@@ -238,7 +194,7 @@ def run(argv, *, stdin=b"", files=None, env=None, cpu_ms=1000, wall_ms=None, mem
     lib, raw = _lib.lib(), _lib.RawResult()
     box = _pool.take()
     try:
-        lib.sbx_run(box[1], ctypes.byref(spec), ctypes.byref(raw))
+        lib.sbx_run(box, ctypes.byref(spec), ctypes.byref(raw))
         result = _result(raw)
     finally:
         lib.sbx_result_free(ctypes.byref(raw))
@@ -264,9 +220,15 @@ _CODES = {"EXEC_ERROR": NOT_FOUND, "TIME_LIMIT": TIMEOUT, "WALL_TIME_LIMIT": TIM
 
 
 def _text_answer(answer):
+    # A character split across two chunks is held until its last byte: a
+    # chunk that completes no character calls nothing.
     decoders = {1: codecs.getincrementaldecoder("utf-8")("replace"),
                 2: codecs.getincrementaldecoder("utf-8")("replace")}
-    return lambda stream, data: answer(stream, decoders[stream].decode(data))
+
+    def call(stream, data):
+        text = decoders[stream].decode(data)
+        return answer(stream, text) if text else None
+    return call
 
 
 def run_program(cmd, sinput="", timeout=1.0, memory="256M", **options):
@@ -276,6 +238,8 @@ def run_program(cmd, sinput="", timeout=1.0, memory="256M", **options):
     string, or a function answer(stream, text) returning str, None,
     gradeq.CLOSE or gradeq.STOP. Other keywords are those of run()."""
     argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout * 1000 < 1 << 64:
+        raise ValueError(f"timeout: expected a finite number of seconds > 0, got {timeout!r}")
     ms = max(1, math.ceil(timeout * 1000))
     stdin = _text_answer(sinput) if callable(sinput) else sinput
     r = run(argv, stdin=stdin, cpu_ms=ms, wall_ms=ms, memory=memory, **options)

@@ -1,9 +1,11 @@
 """The queue clients (gradeq.Client, gradeq.aio.Client) against a real
 redis-server and gradeq-worker: GRADEQ_TEST_REDIS names them."""
 import asyncio
+import math
 import os
 import uuid
 
+import msgpack
 import pytest
 
 import gradeq
@@ -155,7 +157,106 @@ async def _async_suite():
         check_one_wrong_answer(await c.run({"language": "python3", "source": SUM_PY, "tests": TESTS}, timeout=120))
         bad = await c.run({"language": "python3", "source": b"print(1 +)\n", "tests": TESTS}, timeout=120)
         check_compile_error(bad, b"SyntaxError")
+        # Timeouts of any size wait for the result.
+        for t in (math.inf, 2 ** 31, 1e300):
+            job = await c.submit({"argv": ["echo", "any"]})
+            assert (await c.result(job, t)).stdout == b"any\n"
+            assert (await c.results([job], t))[job].ok
 
 
 def test_asyncio_client():
     asyncio.run(asyncio.wait_for(_async_suite(), 300))
+
+
+# A checker program: the answer's first token against the expected one.
+CHECKER = b"#!/bin/sh\n[ \"$(head -c 64 \"$2\" | tr -d '[:space:]')\" = \"$(tr -d '[:space:]' < \"$3\")\" ]\n"
+
+
+def test_sizes_as_strings_in_every_program_of_a_grading_job(client):
+    r = client.run({"argv": ["python3", "main.py"], "files": {"main.py": SUM_PY, "chk": CHECKER},
+                    "limits": {"memory_bytes": "256M", "stdout_bytes": "64K"},
+                    "compile": {"argv": ["python3", "-m", "py_compile", "main.py"],
+                                "limits": {"cpu_ms": 5000, "memory_bytes": "512M", "file_bytes": "64M"}},
+                    "checker": {"argv": ["sh", "chk"], "files": {"chk": CHECKER},
+                                "limits": {"memory_bytes": "64M", "stderr_bytes": "4K"}},
+                    "tests": [dict(t, limits={"memory_bytes": "128M", "file_bytes": "1M"}) for t in TESTS]},
+                   timeout=120)
+    assert r.status != "BAD_JOB", r.error
+    check_one_wrong_answer(r)
+
+
+def test_timeouts_of_any_size(client):
+    for t in (math.inf, 2 ** 31, 1e300):
+        job = client.submit({"argv": ["echo", str(t)]})
+        r = client.result(job, timeout=t)
+        assert r.stdout == f"{t}\n".encode()
+        assert client.results([job], timeout=t)[job].stdout == r.stdout
+    with pytest.raises(ValueError):
+        client.result(uid("x"), timeout=math.nan)
+
+
+def put_entries(r, prefix, entries):
+    """Writes results by hand, as a worker would: each in its list and on
+    the stream."""
+    for job_id, data in entries:
+        r.rpush(f"{prefix}:result:{job_id}", data)
+        r.xadd(f"{prefix}:results", {"id": job_id, "result": data})
+
+
+def drop_keys(r, prefix):
+    for key in r.scan_iter(f"{prefix}:*"):
+        r.delete(key)
+
+
+GOOD = msgpack.packb({"id": "good", "status": "OK", "stdout": b"fine"}, use_bin_type=True)
+BAD = b"\xc1"  # never valid msgpack
+
+
+def test_an_undecodable_result_concerns_its_own_job_alone():
+    prefix = uid("junk")
+    with gradeq.Client(URL, prefix=prefix) as c:
+        try:
+            put_entries(c.redis, prefix, [("bad", BAD), ("good", GOOD)])
+            with pytest.raises(gradeq.ResultError) as e:
+                c.result("bad", timeout=0)
+            assert e.value.job_id == "bad"
+            with pytest.warns(gradeq.ResultWarning, match="'bad'"):
+                got = c.results(["bad", "good"], timeout=5)
+            assert list(got) == ["good"] and got["good"].stdout == b"fine"
+            with pytest.warns(gradeq.ResultWarning, match=r"'bad' \(results stream entry \d+-\d+\)"):
+                sid, r = next(c.follow("0-0"))
+            assert r.id == "good"
+        finally:
+            drop_keys(c.redis, prefix)
+
+
+async def _undecodable_suite(prefix):
+    async with gradeq.aio.Client(URL, prefix=prefix) as c:
+        waits = {i: asyncio.create_task(c.result(i, 30)) for i in ("bad", "good", "later")}
+        await c._ensure_follower()  # the waits are registered and the follower's start fixed: what comes next it sees
+        await c.redis.xadd(f"{prefix}:results", {"id": "bad", "result": BAD})
+        await c.redis.xadd(f"{prefix}:results", {"id": "good", "result": GOOD})
+        assert (await waits["good"]).stdout == b"fine"
+        with pytest.raises(gradeq.ResultError) as e:
+            await waits["bad"]
+        assert e.value.job_id == "bad" and e.value.stream_id
+        await c.redis.xadd(f"{prefix}:results", {"id": "later", "result": GOOD})
+        assert (await waits["later"]).ok  # the follower goes on
+        await c.redis.rpush(f"{prefix}:result:bad", BAD)
+        await c.redis.rpush(f"{prefix}:result:good", GOOD)
+        with pytest.warns(gradeq.ResultWarning, match="'bad'"):
+            assert list(await c.results(["bad", "good"], timeout=5)) == ["good"]
+        with pytest.warns(gradeq.ResultWarning, match="'bad'"):
+            agen = c.follow("0-0")
+            sid, r = await agen.__anext__()
+            await agen.aclose()
+        assert r.id == "good"
+
+
+def test_asyncio_waiters_of_other_jobs_outlive_an_undecodable_result():
+    prefix = uid("junk")
+    try:
+        asyncio.run(asyncio.wait_for(_undecodable_suite(prefix), 120))
+    finally:
+        with gradeq.Client(URL) as c:
+            drop_keys(c.redis, prefix)

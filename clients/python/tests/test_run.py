@@ -1,4 +1,5 @@
 """gradeq.run and gradeq.run_program against libgradeq.so, for real."""
+import math
 import os
 import shutil
 import subprocess
@@ -75,6 +76,19 @@ def test_bad_arguments():
         gradeq.run(["true"], env={"A=B": "c"})
 
 
+def test_limits_the_library_cannot_take_are_refused_here():
+    """Never wrapped into 64 bits (2**64 + 5 ms was 5 ms), nor a
+    SANDBOX_ERROR for the caller's zero."""
+    for bad in ({"cpu_ms": 2 ** 64 + 5}, {"memory": "99999999T"}, {"file_max": 2 ** 64}, {"cpu_ms": 0},
+                {"memory": 0}, {"processes": 0}, {"open_files": 0}, {"wall_ms": 2 ** 70}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            gradeq.run(["true"], **bad)
+    for bad in (math.inf, math.nan, -1, 0, 2.0 ** 70):
+        with pytest.raises(ValueError, match="timeout"):
+            gradeq.run_program("true", timeout=bad)
+    assert gradeq.run(["true"], stdout_max=0, stderr_max=0, wall_ms=0).ok
+
+
 def test_local_program_travels_into_the_box(tmp_path):
     prog = tmp_path / "hello.sh"
     prog.write_text("#!/bin/sh\necho \"from $0 in $(pwd)\"\n")
@@ -113,6 +127,53 @@ def test_guessing_game_with_a_closure():
     assert r.stdout.endswith(b"found 37\n")
     assert guesses[-1] == 37 and len(guesses) <= 7
     assert r.stdout.count(b"\n") == len(guesses) + 1
+
+
+def readme_guessing_game(secret):
+    """The package README's answer function, as it is there."""
+    pending = b""
+    def answer(stream, data):            # the program guesses, we answer
+        nonlocal pending
+        pending += data
+        reply = b""
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if line.isdigit():
+                g = int(line)
+                reply += b"higher\n" if g < secret else b"lower\n" if g > secret else b"correct\n"
+        return reply or None
+    return answer
+
+
+# Closes its stdin after the first answer and keeps guessing. Each guess
+# waits a moment, so that the answer to the one before has found the pipe
+# closed (what made the old code raise; the code now passes either way).
+CLOSES_STDIN = b"""import os, time
+print(50, flush=True)
+input()
+os.close(0)
+for g in range(51, 71):
+    print(g, flush=True)
+    time.sleep(0.01)
+print("done")
+"""
+
+
+def test_a_program_that_closes_its_stdin_has_its_answers_dropped():
+    r = gradeq.run(["python3", "closes.py"], files={"closes.py": CLOSES_STDIN}, stdin=readme_guessing_game(37),
+                   cpu_ms=10000)
+    assert r.ok, r
+    assert r.stdout.endswith(b"70\ndone\n")
+    ret, out, _ = gradeq.run_program(["python3", "closes.py"], lambda s, text: "lower\n", files={"closes.py": CLOSES_STDIN},
+                                     timeout=10)
+    assert (ret, out.splitlines()[-1]) == (0, "done")
+
+
+def test_answers_the_program_never_reads_end_the_run_past_64_mib():
+    with pytest.raises(BufferError) as e:
+        gradeq.run(["sh", "-c", "echo go; exec sleep 30"], stdin=lambda s, d: bytes(65 << 20), wall_ms=20000)
+    assert e.value.gradeq_result.status == gradeq.CALLBACK_ERROR
+    assert e.value.gradeq_result.wall_us < 10_000_000
 
 
 def test_stop_ends_the_run():
@@ -246,6 +307,26 @@ def test_run_program_with_a_text_function():
         return "higher\n" if g < secret else "lower\n" if g > secret else "correct\n"
     ret, out, err = gradeq.run_program([GUESS], answer, timeout=10)
     assert (ret, out.splitlines()[-1], err) == (0, "found 64", "")
+
+
+# Writes "é" in two chunks: its second byte only once the sandbox's reader
+# has taken the first (the pipe is empty again).
+SPLIT_CHAR = b"""import fcntl, os, struct, termios
+os.write(1, b"\\xc3")
+while struct.unpack("i", fcntl.ioctl(1, termios.FIONREAD, bytes(4)))[0]:
+    os.sched_yield()
+os.write(1, b"\\xa9\\n")
+"""
+
+
+def test_a_text_function_never_sees_half_a_character():
+    seen = []
+
+    def answer(stream, text):
+        seen.append(text)
+    ret, out, _ = gradeq.run_program(["python3", "split.py"], answer, files={"split.py": SPLIT_CHAR}, timeout=10)
+    assert (ret, out) == (0, "é\n")
+    assert seen == ["é\n"]
 
 
 DEGRADED = """

@@ -1,5 +1,7 @@
 """The queue's msgpack shapes, without Redis: what submit sends, how a
 result reads."""
+import math
+
 import msgpack
 import pytest
 
@@ -50,3 +52,43 @@ def test_grading_fields_read_as_attributes():
     assert t.exit_code is None and t.checker_message is None and t.later == 2 and t.cpu_us == 0
     plain = gradeq._wire.decode_result(msgpack.packb({"status": "OK"}))
     assert plain.compile is None and plain.tests == [] and (plain.passed, plain.total) == (0, 0)
+
+
+def test_sizes_in_every_program_of_a_job_and_the_callers_job_unchanged():
+    job = {"id": "g", "argv": ["./a"], "limits": {"memory_bytes": "64M"}, "transcript_bytes": "1K",
+           "compile": {"argv": ["cc"], "limits": {"memory_bytes": "512M", "file_bytes": "1G", "cpu_ms": 9}},
+           "checker": {"argv": ["./chk"], "limits": {"stdout_bytes": "4K", "wall_ms": None}},
+           "interactor": {"argv": ["./i"], "limits": {"stderr_bytes": "2K"}},
+           "tests": [{"name": "1", "limits": {"memory_bytes": "32M", "stdout_bytes": 7}, "files": None},
+                     {"name": "2"}]}
+    before = repr(job)
+    _, data = _wire.encode_job(job)
+    assert repr(job) == before
+    m = msgpack.unpackb(data)
+    assert m["limits"] == {"memory_bytes": 64 << 20} and m["transcript_bytes"] == 1024
+    assert m["compile"]["limits"] == {"memory_bytes": 512 << 20, "file_bytes": 1 << 30, "cpu_ms": 9}
+    assert m["checker"]["limits"] == {"stdout_bytes": 4096}
+    assert m["interactor"]["limits"] == {"stderr_bytes": 2048}
+    assert m["tests"] == [{"name": "1", "limits": {"memory_bytes": 32 << 20, "stdout_bytes": 7}}, {"name": "2"}]
+    _, data = _wire.encode_job({"argv": ("x",), "tests": ({"limits": {"memory_bytes": "1K"}},)})
+    assert msgpack.unpackb(data)["tests"] == [{"limits": {"memory_bytes": 1024}}]
+    with pytest.raises(ValueError, match=r"tests\[1\]\.limits\.memory_bytes"):
+        _wire.encode_job({"argv": ["x"], "tests": [{}, {"limits": {"memory_bytes": "lots"}}]})
+
+
+def test_an_undecodable_result_names_its_job():
+    for data in (b"\xc1", b"\x93\x01\x02", None, msgpack.packb({"status": "OK"}) + b"\x00"):
+        with pytest.raises(gradeq.ResultError) as e:
+            _wire.decode_result(data, "j1", "5-0")
+        assert (e.value.job_id, e.value.stream_id) == ("j1", "5-0") and "'j1'" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.warns(gradeq.ResultWarning, match="j2"):
+        assert _wire.decode_or_warn(b"\xc1", "j2") is None
+
+
+def test_timeouts():
+    assert _wire.check_timeout(math.inf) is None and _wire.check_timeout(None) is None
+    assert _wire.check_timeout(2 ** 31) == 2 ** 31 and _wire.check_timeout(0) == 0
+    for bad in (-1, math.nan, -math.inf, "5", True):
+        with pytest.raises(ValueError):
+            _wire.check_timeout(bad)
