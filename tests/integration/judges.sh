@@ -57,7 +57,7 @@ check "points with ten decimals on a test of 3: rounded to 0.000001" 'test_is tl
 check "points over the test's: OK, held to its points" 'test_is tl 8 "OK 1/1 points 9"'
 check "the job: PARTIAL (its first failure), the exact total" 'is tl "d[\"status\"],d[\"score\"],d[\"max_score\"]" "PARTIAL 3.083333 11"'
 check "an exit 7 without points: CHECKER_ERROR saying so" \
-    '$G grade --json --tests "$T/ck" --checker "/bin/sh -c \"exit 7\"" -- true 2>/dev/null | python3 -c "import json,sys; t=json.load(sys.stdin)[\"tests\"][0]; print(t[\"status\"], t[\"checker_message\"])" | grep -qx "CHECKER_ERROR checker exit 7 (points) without \"points X\" on stderr"'
+    '$G grade --json --tests "$T/ck" --checker "/bin/sh -c \"exit 7\"" -- true 2>/dev/null | python3 -c "import json,sys; t=json.load(sys.stdin)[\"tests\"][0]; print(t[\"status\"], t[\"checker_message\"])" | grep -qx "CHECKER_ERROR checker exit 7 (points) without \"points X\" on stderr, X a number of 0..1000000000"'
 
 # --- the checker's own limits ----------------------------------------------------
 mkdir -p "$T/one"; echo 1 > "$T/one/1.in"; echo 1 > "$T/one/1.out"
