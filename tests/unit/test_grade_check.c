@@ -150,7 +150,7 @@ static void test_testdir(void **state)
     put(dir, "README", "not a test");
     q_test *t;
     size_t n;
-    assert_int_equal(wk_testdir_load(dir, &t, &n, err, sizeof err), 0);
+    assert_int_equal(wk_testdir_load(dir, true, &t, &n, err, sizeof err), 0);
     assert_int_equal(n, 4);
     assert_string_equal(t[0].name, "2");
     assert_string_equal(t[1].name, "07");
@@ -160,15 +160,23 @@ static void test_testdir(void **state)
     assert_memory_equal(t[1].expected, "SEVEN", 5);
     assert_memory_equal(t[0].expected, "TWO", 3);
     wk_testdir_free(t, n);
+    /* An interactor judges: an input alone is a test, with no answer. */
+    assert_int_equal(wk_testdir_load(dir, false, &t, &n, err, sizeof err), 0);
+    assert_int_equal(n, 5);
+    assert_string_equal(t[3].name, "orphan");
+    assert_null(t[3].expected);
+    assert_memory_equal(t[3].stdin_data, "no answer", 9);
+    assert_non_null(t[4].expected);
+    wk_testdir_free(t, n);
 
     char empty[256];
     assert_non_null(tl_mkdtemp(empty, sizeof empty, "gradeq-testdir-"));
-    assert_int_equal(wk_testdir_load(empty, &t, &n, err, sizeof err), -1);
+    assert_int_equal(wk_testdir_load(empty, true, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "no tests"));
     rmdir(empty);
     put(dir, "2", "two again"); /* 2.in and 2 both: which is meant? */
     put(dir, "2.a", "TWO");
-    assert_int_equal(wk_testdir_load(dir, &t, &n, err, sizeof err), -1);
+    assert_int_equal(wk_testdir_load(dir, true, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "test 2 is there in both layouts"));
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

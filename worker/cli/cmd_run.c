@@ -71,14 +71,16 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
     sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
                        .nfiles = c->ninter_files };
     wk_cli_interactor_limits(c, &inter.limits);
-    /* The stdin is the interactor's `input`, unless one of its files is
+    /* The test data is its file `input` (empty without --stdin), unless
+     * --interactor-file gave one of that name: the user's file wins
      * (wk_cli_run_program refused both). */
-    if (c->spec.stdin_data && !c->inter_input)
+    if (!c->inter_input)
         c->inter_files[inter.nfiles++] = (sbx_file){ "input", c->spec.stdin_data, c->spec.stdin_len, false };
     c->spec.stdin_data = NULL;
     c->spec.stdin_len = 0;
     wk_pair pair;
-    int rc = wk_run_pair(box, &c->spec, ibox, &inter, (size_t)c->transcript_bytes, &pair);
+    int rc = wk_run_pair(box, &c->spec, ibox, &inter, &(wk_pair_opts){ .transcript_bytes = (size_t)c->transcript_bytes },
+                         &pair);
     wk_pair_to_wire(&pair, NULL, NULL, 0, names, w);
     c->json ? wk_print_json(stdout, w) : wk_print_plain(w);
     wk_pair_free(&pair);

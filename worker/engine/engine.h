@@ -3,11 +3,13 @@
  * Used by `gradeq grade` and by the worker.
  *
  * A plan says what to run (the program, its files, the compile step, the
- * checker, the tests); wk_grade runs it and fills a wk_graded whose
- * q_grade_result and summary fields go straight onto the wire. Every test
- * starts from the same /box: the job's files, or what the compile step
- * left there (collected once, bounded), plus the test's own files; the
- * sandbox wipes /box between runs, so no test sees another's leftovers.
+ * checker, the interactor, the tests and their groups); wk_grade runs it
+ * in the order of score.h (a group brought in whole, after what it depends
+ * on) and fills a wk_graded whose q_grade_result (verdicts, scores, groups)
+ * and summary fields go straight onto the wire. Every test starts from
+ * the same /box: the job's files, or what the compile step left there
+ * (collected once, bounded), plus the test's own files; the sandbox wipes
+ * /box between runs, so no test sees another's leftovers.
  */
 #ifndef GRADEQ_WORKER_ENGINE_H
 #define GRADEQ_WORKER_ENGINE_H
@@ -21,13 +23,16 @@
 #define WK_TEST_OUTPUT_MAX_DEFAULT (4u << 10)
 /* A result is its outputs plus fields of bounded size: a single run's (id,
  * status, worker, error, isolation, the interactor's status and numbers,
- * the keys) take less than WK_RESULT_FIXED_MAX, and a grading adds less
- * than WK_TEST_FIXED_MAX per test (its name, status, checker message,
- * numbers, keys) for at most Q_TESTS_MAX tests. What is left of a result's
- * size for its outputs is wk_output_budget's. */
+ * the keys, the score) take less than WK_RESULT_FIXED_MAX, and a grading
+ * adds less than WK_TEST_FIXED_MAX per test (its name, group name, status,
+ * checker message, numbers, score, keys) for at most Q_TESTS_MAX tests and
+ * WK_GROUP_FIXED_MAX per group for at most Q_GROUPS_MAX groups. What is
+ * left of a result's size for its outputs is wk_output_budget's. */
 #define WK_RESULT_FIXED_MAX (16u << 10)
 #define WK_TEST_FIXED_MAX 1024u
-#define WK_GRADE_FIXED_MAX (WK_RESULT_FIXED_MAX + (size_t)Q_TESTS_MAX * WK_TEST_FIXED_MAX)
+#define WK_GROUP_FIXED_MAX 512u
+#define WK_GRADE_FIXED_MAX \
+    (WK_RESULT_FIXED_MAX + (size_t)Q_TESTS_MAX * WK_TEST_FIXED_MAX + (size_t)Q_GROUPS_MAX * WK_GROUP_FIXED_MAX)
 
 /* The bytes of output (stdout, stderr, a transcript, an interactor's
  * stderr, a grading's compile and test outputs together) a result of at
@@ -52,9 +57,10 @@ typedef struct wk_grade_plan {
     const q_grade *g;             /* tests, checker, stop_on_failure */
     sbx_spec checker;             /* Q_CHECK_PROGRAM: as wk_check_program
                                    * takes it */
-    bool has_interactor;          /* each test against it; no checker */
-    sbx_spec interactor;          /* argv, limits, files whose last is the
-                                   * slot of `input` (the test's stdin) */
+    bool has_interactor;          /* each test against it, then the
+                                   * checker program if any on its tout */
+    sbx_spec interactor;          /* argv, limits, files with two free
+                                   * slots at their end (input, answer) */
     size_t test_output_max;       /* per test, stdout and stderr each */
     size_t output_max;            /* all the outputs the result keeps (the
                                    * compile step's and every test's):
@@ -75,6 +81,7 @@ typedef struct wk_graded {
     uint64_t cpu_us, wall_us, memory_bytes; /* maxima over the tests */
     char error[SBX_ERR_LEN];      /* why a sandbox error, or what compile left */
     q_graded *tests_;             /* private: owned storage */
+    q_group_result *groups_;
     char *compile_out_, *compile_err_;
 } wk_graded;
 
@@ -90,8 +97,9 @@ void wk_graded_free(wk_graded *g);
 
 /* The statuses of graded runs as indices 0..WK_GRADE_STATUSES-1 (metrics):
  * the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED,
- * INTERACTOR_ERROR. name -> index (-1 when unknown), index -> name. */
-#define WK_GRADE_STATUSES 14
+ * INTERACTOR_ERROR, PARTIAL. name -> index (-1 when unknown), index ->
+ * name. */
+#define WK_GRADE_STATUSES 15
 int wk_grade_status_index(const char *status);
 const char *wk_grade_status_name(int i);
 
@@ -101,5 +109,7 @@ const char *wk_grade_status_name(int i);
 #define WK_ST_COMPILE_ERROR "COMPILE_ERROR"
 #define WK_ST_SKIPPED "SKIPPED"
 #define WK_ST_INTERACTOR_ERROR "INTERACTOR_ERROR"
+/* A checker or interactor gave some of the test's points, not all. */
+#define WK_ST_PARTIAL "PARTIAL"
 
 #endif

@@ -26,6 +26,8 @@
 #include "worker/engine/engine.h"
 #include "worker/engine/grade_files.h"
 #include "worker/engine/interact.h"
+#include "worker/engine/judge.h"
+#include "worker/engine/score.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
 
@@ -43,8 +45,8 @@ size_t wk_output_budget(uint64_t result_bytes, bool grading)
 }
 
 static const char *const extra_statuses[] = { WK_ST_WRONG_ANSWER, WK_ST_CHECKER_ERROR, WK_ST_COMPILE_ERROR, WK_ST_SKIPPED,
-                                              WK_ST_INTERACTOR_ERROR };
-_Static_assert(SBX_SANDBOX_ERROR + 1 + 5 == WK_GRADE_STATUSES, "every graded status has a metric");
+                                              WK_ST_INTERACTOR_ERROR, WK_ST_PARTIAL };
+_Static_assert(SBX_SANDBOX_ERROR + 1 + 6 == WK_GRADE_STATUSES, "every graded status has a metric");
 
 const char *wk_grade_status_name(int i)
 {
@@ -160,13 +162,15 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     return rc;
 }
 
-/* Checks a test that ran OK: its status and message. -1: sandbox error. */
-static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q_test *t, const sbx_result *r,
-                 q_graded *g, char *msg, wk_graded *out)
+/* Checks out[0..outlen), what a test's program (or its interactor) left,
+ * against the test worth max points: its status, score and message. -1:
+ * sandbox error. */
+static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q_test *t, const void *output,
+                 size_t outlen, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     const q_grade *gr = p->g;
     if (gr->checker != Q_CHECK_PROGRAM) {
-        if (!wk_check_text(gr->checker, gr->eps, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg))
+        if (!wk_check_text(gr->checker, gr->eps, output, outlen, t->expected, t->expected_len, msg))
             g->status = WK_ST_WRONG_ANSWER;
         g->checker_message = msg[0] ? msg : NULL;
         return 0;
@@ -174,41 +178,79 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
     char err[SBX_ERR_LEN];
     if (!*cbox && sbx_box_open(host, cbox, err, sizeof err) < 0)
         return fail_run(out, "checker's box", err);
-    int v = wk_check_program(*cbox, &p->checker, t->stdin_data, t->stdin_len, r->stdout_buf, r->stdout_len,
-                             t->expected, t->expected_len, msg);
+    wk_check_io io = { t->stdin_data, output, t->expected, t->stdin_len, outlen, t->expected_len };
+    int v = wk_check_program(*cbox, &p->checker, gr->convention, &io, max, &g->score, msg);
     if (v < 0)
         return fail_run(out, "checker", msg);
-    g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
+    g->status = v == WK_CHECK_ACCEPTED   ? "OK"
+                : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER
+                : v == WK_CHECK_PARTIAL  ? WK_ST_PARTIAL
+                                         : WK_ST_CHECKER_ERROR;
     g->checker_message = msg[0] ? msg : NULL;
     return 0;
 }
 
-/* A test against the interactor (in *ibox), whose file `input` is the
- * test's stdin: its verdict is the test's. -1: sandbox error. */
+/* The file the interactor left as tout (empty when it wrote none). */
+static const sbx_file *tout_of(const sbx_collect *c)
+{
+    static const sbx_file none = { "tout", "", 0, false };
+    return c->nfiles ? &c->files[0] : &none;
+}
+
+/* A test against the interactor (in *ibox), whose files `input` (and
+ * `answer`) are the test's: its verdict is the test's, or, when it ended
+ * OK and there is a checker program, the checker's on what it wrote to
+ * tout (Codeforces's way). -1: sandbox error. */
 static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade_plan *p, sbx_spec *s,
-                    const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
+                    const q_test *t, size_t keep_max, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     char err[SBX_ERR_LEN];
     if (!*ibox && sbx_box_open(host, ibox, err, sizeof err) < 0)
         return fail_run(out, "interactor's box", err);
     sbx_spec is = p->interactor;
-    ((sbx_file *)is.files)[is.nfiles - 1] = (sbx_file){ "input", t->stdin_data, t->stdin_len, false };
+    sbx_file *slot = (sbx_file *)is.files + is.nfiles;
+    slot[0] = (sbx_file){ "input", t->stdin_data, t->stdin_len, false };
+    is.nfiles++;
+    if (t->expected) {
+        slot[1] = (sbx_file){ "answer", t->expected, t->expected_len, false };
+        is.nfiles++;
+    }
     s->stdin_data = NULL;
     s->stdin_len = 0;
+    bool judged = p->g->checker == Q_CHECK_PROGRAM;
+    sbx_collect tout = { .max_files = 1, .only = "tout",
+                         .max_bytes = is.limits.file_bytes < WK_COLLECT_BYTES ? is.limits.file_bytes
+                                                                              : WK_COLLECT_BYTES };
     wk_pair pair;
-    int rc = wk_run_pair(box, s, *ibox, &is, 0, &pair);
-    if (rc < 0)
+    int rc = wk_run_pair(box, s, *ibox, &is,
+                         &(wk_pair_opts){ .answer = t->expected != NULL, .tout = judged ? &tout : NULL }, &pair);
+    if (rc < 0) {
         fail(out, t->name, pair.message[0] ? pair.message : "sandbox error");
-    else if (record(g, &pair.prog, keep_max) < 0)
+    } else if (record(g, &pair.prog, keep_max) < 0) {
         rc = fail_run(out, t->name, "out of memory for its output");
-    else {
+    } else {
         g->status = pair.status;
+        if (strcmp(pair.status, WK_ST_PARTIAL) == 0) {
+            g->score = pair.points < max ? pair.points : max;
+            g->status = pair.points < max ? WK_ST_PARTIAL : "OK";
+        }
         if (pair.message[0])
             snprintf(msg, WK_CHECK_MSG_LEN, "%s", pair.message);
         else
             wk_first_line(msg, pair.inter.stderr_buf, pair.inter.stderr_len);
         g->checker_message = msg[0] ? msg : NULL;
+        if (judged && strcmp(pair.status, "OK") == 0) {
+            if (tout.refused[0]) {
+                g->status = WK_ST_INTERACTOR_ERROR;
+                snprintf(msg, WK_CHECK_MSG_LEN, "interactor's tout: %s", tout.refused);
+                g->checker_message = msg;
+            } else {
+                const sbx_file *f = tout_of(&tout);
+                rc = check(host, ibox, p, t, f->data, f->len, max, g, msg, out);
+            }
+        }
     }
+    sbx_collect_free(&tout);
     wk_pair_free(&pair);
     return rc < 0 ? -1 : 0;
 }
@@ -216,7 +258,7 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
 /* A test alone: the program run, then its output checked. -1: sandbox
  * error. */
 static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_plan *p, const sbx_spec *s,
-                   const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
+                   const q_test *t, size_t keep_max, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     sbx_result r;
     int rc = 0;
@@ -226,7 +268,7 @@ static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_
     else if (record(g, &r, keep_max) < 0)
         rc = fail_run(out, t->name, "out of memory for its output");
     else if (r.status == SBX_OK)
-        rc = check(host, cbox, p, t, &r, g, msg, out);
+        rc = check(host, cbox, p, t, r.stdout_buf, r.stdout_len, max, g, msg, out);
     sbx_result_free(&r);
     return rc;
 }
@@ -235,6 +277,7 @@ static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_
 typedef struct test_slot {
     char msg[WK_CHECK_MSG_LEN];
 } test_slot;
+_Static_assert(WK_SCORE_MSG_LEN <= WK_CHECK_MSG_LEN, "a reason to skip fits a test's message");
 
 static void skip(q_graded *g)
 {
@@ -242,20 +285,34 @@ static void skip(q_graded *g)
     g->stdout_buf = g->stderr_buf = "";
 }
 
-wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p, wk_graded *out)
+/* The first test, in the job's order, that ran and was not OK. */
+static int first_failure(const q_graded *tests, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tests[i].status, "OK") != 0 && strcmp(tests[i].status, WK_ST_SKIPPED) != 0)
+            return (int)i;
+    return -1;
+}
+
+/* The graded result's scores and groups, once every test has a status;
+ * the groups' messages are copied beside them (sc is the grading's). */
+static void finish(wk_graded *out, const wk_score *sc)
+{
+    size_t ng = out->res.ngroups;
+    char (*msgs)[WK_SCORE_MSG_LEN] = (void *)(out->groups_ + ng);
+    wk_score_finish(sc, out->tests_, out->groups_, &out->res.score, &out->res.max_score);
+    for (size_t k = 0; k < ng; k++)
+        if (out->groups_[k].message)
+            out->groups_[k].message = memcpy(msgs[k], out->groups_[k].message, WK_SCORE_MSG_LEN);
+    out->res.groups = ng ? out->groups_ : NULL;
+    out->first_failed = first_failure(out->tests_, out->res.ntests);
+}
+
+static wk_grade_rc grade_tests(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p,
+                               wk_score *sc, wk_graded *out)
 {
     const q_grade *g = p->g;
-    memset(out, 0, sizeof *out);
-    out->first_failed = -1;
-    out->tests_ = calloc(g->ntests, sizeof *out->tests_ + sizeof(test_slot));
-    if (!out->tests_)
-        return fail(out, "grading", "out of memory for the verdicts");
     test_slot *slots = (test_slot *)(void *)(out->tests_ + g->ntests);
-    out->res.tests = out->tests_;
-    out->res.ntests = out->res.total = g->ntests;
-    for (size_t i = 0; i < g->ntests; i++)
-        out->tests_[i].name = g->tests[i].name;
-
     sbx_collect built = { 0 };
     const sbx_file *base = p->files;
     size_t nbase = p->nfiles;
@@ -267,6 +324,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             out->status = WK_ST_COMPILE_ERROR;
             for (size_t i = 0; i < g->ntests; i++)
                 skip(&out->tests_[i]);
+            finish(out, sc);
             return WK_GRADED;
         }
         base = built.files;
@@ -284,13 +342,16 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
     }
 
     wk_grade_rc rc = WK_GRADED;
-    bool stopping = false;
+    int stop_first = -1; /* the job stops on failure: its first failed test */
     uint64_t kept = out->res.compile.stdout_len + out->res.compile.stderr_len;
-    for (size_t i = 0; i < g->ntests && rc == WK_GRADED; i++) {
+    for (size_t n = 0; n < g->ntests && rc == WK_GRADED; n++) {
+        size_t i = sc->order[n];
         const q_test *t = &g->tests[i];
         q_graded *gt = &out->tests_[i];
-        if (stopping) {
+        if (wk_score_skip(sc, i, out->tests_, stop_first, slots[i].msg)) {
             skip(gt);
+            gt->checker_message = slots[i].msg;
+            wk_score_after(sc, i, out->tests_);
             if (p->on_test)
                 p->on_test(p->ctx, i, gt);
             continue;
@@ -302,10 +363,12 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
         /* Each stream's share of what the tests not yet run may keep. */
-        size_t share = (size_t)(kept < p->output_max ? p->output_max - kept : 0) / (2 * (g->ntests - i));
+        size_t share = (size_t)(kept < p->output_max ? p->output_max - kept : 0) / (2 * (g->ntests - n));
         size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
-        int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out)
-                                    : run_one(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out);
+        q_points max = sc->points[i];
+        int trc = p->has_interactor
+                      ? interact(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out)
+                      : run_one(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out);
         kept += gt->stdout_len + gt->stderr_len;
         if (trc < 0)
             rc = WK_GRADE_SANDBOX_ERROR;
@@ -314,20 +377,43 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         out->cpu_us = gt->cpu_us > out->cpu_us ? gt->cpu_us : out->cpu_us;
         out->wall_us = gt->wall_us > out->wall_us ? gt->wall_us : out->wall_us;
         out->memory_bytes = gt->memory_bytes > out->memory_bytes ? gt->memory_bytes : out->memory_bytes;
-        if (strcmp(gt->status, "OK") == 0) {
+        if (strcmp(gt->status, "OK") == 0)
             out->res.passed++;
-        } else if (out->first_failed < 0) {
-            out->first_failed = (int)i;
-            stopping = g->stop_on_failure;
-        }
+        else if (stop_first < 0 && g->stop_on_failure)
+            stop_first = (int)i;
+        wk_score_after(sc, i, out->tests_);
         if (p->on_test)
             p->on_test(p->ctx, i, gt);
     }
     free(files);
     wk_base_files_free(&bases);
     sbx_collect_free(&built);
-    if (rc == WK_GRADED)
+    if (rc == WK_GRADED) {
+        finish(out, sc);
         out->status = out->first_failed < 0 ? "OK" : out->tests_[out->first_failed].status;
+    }
+    return rc;
+}
+
+wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p, wk_graded *out)
+{
+    const q_grade *g = p->g;
+    memset(out, 0, sizeof *out);
+    out->first_failed = -1;
+    out->tests_ = calloc(g->ntests, sizeof *out->tests_ + sizeof(test_slot));
+    out->groups_ = calloc(g->ngroups + 1, sizeof *out->groups_ + WK_SCORE_MSG_LEN);
+    if (!out->tests_ || !out->groups_)
+        return fail(out, "grading", "out of memory for the verdicts");
+    out->res.tests = out->tests_;
+    out->res.ntests = out->res.total = g->ntests;
+    out->res.ngroups = g->ngroups;
+    for (size_t i = 0; i < g->ntests; i++)
+        out->tests_[i].name = g->tests[i].name;
+    wk_score sc;
+    if (wk_score_init(&sc, g) < 0)
+        return fail(out, "grading", "out of memory for the groups");
+    wk_grade_rc rc = grade_tests(host, box, checker_box, p, &sc, out);
+    wk_score_free(&sc);
     return rc;
 }
 
@@ -340,6 +426,7 @@ void wk_graded_free(wk_graded *g)
         }
     }
     free(g->tests_);
+    free(g->groups_);
     free(g->compile_out_);
     free(g->compile_err_);
     memset(g, 0, sizeof *g);

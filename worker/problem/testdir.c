@@ -6,7 +6,8 @@
  * Bounded: at most Q_TESTS_MAX tests, each file read with a cap checked
  * before it is allocated, WK_TESTDIR_BYTES over the whole folder. Only
  * regular files are read, and nothing is opened that could block (a fifo).
- * Names are the job's names of tests: printable ASCII, or refused.
+ * Names are the job's names of tests: printable ASCII, or refused. An
+ * interactive problem's tests may have inputs alone.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -140,7 +141,7 @@ void wk_testdir_free(q_test *t, size_t n)
     free(t);
 }
 
-int wk_testdir_load(const char *dir, q_test **out, size_t *nout, char *err, size_t errlen)
+int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *nout, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -155,7 +156,7 @@ int wk_testdir_load(const char *dir, q_test **out, size_t *nout, char *err, size
         const char *in = e->d_name;
         bool dmoj = has_suffix(in, ".in"), polygon = all_digits(in);
         const char *a = dmoj || polygon ? answer_of(dir, in, ans, sizeof ans) : NULL;
-        if (!a)
+        if (!a && (need_answers || !(dmoj || polygon)))
             continue;
         if (bad_byte(in) != (size_t)-1) { /* shown only escaped: it could be a terminal's escape */
             rc = fail(err, errlen, "%s: a test file name whose byte %zu is not printable ASCII", dir, bad_byte(in));
@@ -176,7 +177,7 @@ int wk_testdir_load(const char *dir, q_test **out, size_t *nout, char *err, size
         if (!x->name)
             rc = fail(err, errlen, "out of memory");
         else if (read_in(dir, in, &budget, &x->stdin_data, &x->stdin_len, err, errlen) < 0 ||
-                 read_in(dir, a, &budget, &x->expected, &x->expected_len, err, errlen) < 0)
+                 (a && read_in(dir, a, &budget, &x->expected, &x->expected_len, err, errlen) < 0))
             rc = -1;
     }
     closedir(d);

@@ -3,13 +3,17 @@
 #ifndef GRADEQ_WORKER_TESTDIR_H
 #define GRADEQ_WORKER_TESTDIR_H
 
+#include <stdbool.h>
+
 #include "queue/grade.h"
 
 #define WK_TESTDIR_BYTES (1ull << 30) /* every file of the folder together */
 
 /* Reads dir's tests into *out (names, stdin and expected malloc'd, named
- * true). Returns 0, or -1 with err filled (no tests is an error). */
-int wk_testdir_load(const char *dir, q_test **out, size_t *n, char *err, size_t errlen);
+ * true). Without need_answers (an interactor judges), an input alone
+ * (NAME.in, NN) is a test too, its expected NULL. Returns 0, or -1 with
+ * err filled (no tests is an error). */
+int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *n, char *err, size_t errlen);
 void wk_testdir_free(q_test *t, size_t n);
 
 /* Orders names as people do: digit runs by value ("2" before "10"). */

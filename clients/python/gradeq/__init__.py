@@ -12,12 +12,12 @@ libgradeq.so (see the package README).
 from .errors import IsolationError, IsolationWarning, ResultError, ResultWarning, SandboxError
 from .local import (CALLBACK_ERROR, CLOSE, MEMORY, NOT_FOUND, OUTPUT_CAP, STOP, TIMEOUT, configure_pool, run,
                     run_program)
-from .result import Result, TestResult
+from .result import GroupResult, Result, TestResult
 from .sizes import parse_size
 
 __version__ = "1.0.0"
-__all__ = ["run", "run_program", "configure_pool", "Result", "TestResult", "CLOSE", "STOP", "CALLBACK_ERROR",
-           "NOT_FOUND", "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
+__all__ = ["run", "run_program", "configure_pool", "Result", "TestResult", "GroupResult", "CLOSE", "STOP",
+           "CALLBACK_ERROR", "NOT_FOUND", "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
            "IsolationWarning", "ResultError", "ResultWarning",
            "parse_size"]  # Client and aio: on first use (they need redis)
 
