@@ -180,6 +180,14 @@ int box_start(sbx_box *b, char *err, size_t errlen)
     return rc;
 }
 
+/* Files open for writing (readers) against zygote clones (the writer). */
+static pthread_rwlock_t fork_guard = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+void box_fork_guard(bool writing)
+{
+    writing ? pthread_rwlock_rdlock(&fork_guard) : pthread_rwlock_unlock(&fork_guard);
+}
+
 static int start_zygote(sbx_box *b, char *err, size_t errlen)
 {
     int sv[2];
@@ -201,8 +209,10 @@ static int start_zygote(sbx_box *b, char *err, size_t errlen)
         return sbx_fail(err, errlen, "out of memory");
     }
     int flags = (b->ns ? NS_FLAGS : 0) | SIGCHLD;
+    pthread_rwlock_wrlock(&fork_guard);
     pid_t pid = clone(zy_main, stack + ZYGOTE_STACK, flags, &b->zcfg);
     int e = errno;
+    pthread_rwlock_unlock(&fork_guard);
     free(stack); /* the child has its own copy */
     close(sv[1]);
     if (pid < 0) {

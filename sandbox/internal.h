@@ -238,6 +238,10 @@ int box_recv(sbx_box *b, zy_msg *m, char *err, size_t errlen);
 /* Kills the run's processes once; only from the run's own threads, which
  * the box's thread joins before it closes or replaces the socket. */
 void box_kill(sbx_box *b);
+/* Process-wide: true while a file of a box is open for writing (shared,
+ * any number at once), false when done. A zygote is cloned only while no
+ * such file is open, so that none inherits one (see place_file). */
+void box_fork_guard(bool writing);
 /* A run keeps the box's number (run_id) until it ends; then the next run
  * has the next number. */
 void box_run_end(sbx_box *b);

@@ -126,21 +126,32 @@ static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
         dir = sub;
         part = slash + 1;
     }
+    if (!*part && part > path) {
+        close(dir);
+        return 0; /* "dir/": the directory alone */
+    }
     if (!*part || strcmp(part, "..") == 0 || strcmp(part, ".") == 0) {
         close(dir);
         return sbx_fail(err, errlen, "file name \"%s\" is not a file", shown);
     }
     mode_t mode = f->executable ? 0755 : 0644;
+    /* Open for writing only while no zygote is being cloned (box.c):
+     * a zygote cloned now would hold this descriptor until it closes
+     * what it inherited, and an exec of this file meanwhile, in another
+     * box, fails with ETXTBSY. */
+    box_fork_guard(true);
     int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     close(dir);
-    if (fd < 0)
-        return sbx_fail_errno(err, errlen, "creating \"%s\" in /box", shown);
-    int rc = write_all(fd, f->data, f->len);
+    int rc = fd < 0 ? -1 : write_all(fd, f->data, f->len);
     if (rc == 0)
         rc = fchmod(fd, mode); /* exactly, whatever the umask */
     int e = errno;
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    box_fork_guard(false);
     errno = e;
+    if (fd < 0)
+        return sbx_fail_errno(err, errlen, "creating \"%s\" in /box", shown);
     return rc < 0 ? sbx_fail_errno(err, errlen, "writing \"%s\" in /box", shown) : 0;
 }
 

@@ -109,7 +109,9 @@ void sbx_limits_default(sbx_limits *l);
  * would be memory past the run's limit). The directories made for it are
  * the run's, and /box too: the run may create files beside it, or unlink
  * it and make one of that name, charged to itself. Without root every
- * file is the caller's uid, the run's as well. */
+ * file is the caller's uid, the run's as well. A name ending in '/' makes
+ * only that directory, the run's (a place for the run to write into; its
+ * data is ignored). */
 typedef struct sbx_file {
     const char *name; /* relative path under /box; parents are created */
     const void *data;

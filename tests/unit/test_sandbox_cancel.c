@@ -118,7 +118,7 @@ static void stale_transcript_cancel_reaches_no_later_run(void **state)
     prog.limits.stdout_bytes = 131072;
     prog.limits.wall_ms = 20000;
     wk_pair pair;
-    assert_int_equal(wk_run_pair(sx_box, &prog, ibox, &inter, 4096, &pair), 0);
+    assert_int_equal(wk_run_pair(sx_box, &prog, ibox, &inter, &(wk_pair_opts){ .transcript_bytes = 4096 }, &pair), 0);
     /* The program was over its cap, and it had ended by itself. */
     if (strcmp(pair.status, "OUTPUT_LIMIT") != 0 || pair.prog.exit_code != 0)
         fail_msg("verdict %s (program exit %d %s; interactor %s)", pair.status, pair.prog.exit_code,

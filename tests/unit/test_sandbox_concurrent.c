@@ -1,17 +1,22 @@
 /* test_sandbox_concurrent.c -- what one run can do to another running at
  * the same time in another box: take its CPU by multiplying scheduler
  * shares (64 sessions, each an autogroup of its own), or signal it through
- * locks on the system files every box shares. Each pair runs for real,
+ * locks on the system files every box shares; or what opening a box does
+ * to a run placing its files at that moment. Each pair runs for real,
  * side by side, the first one's readiness read from its stdout. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
 
 static sbx_box *other_box(void)
@@ -101,11 +106,71 @@ static void locks_on_shared_files_signal_nothing(void **state)
     sbx_result_free(&r);
 }
 
+/* Boxes opened and closed until `stop` is set, a zygote cloned for each;
+ * the first failure in err. */
+typedef struct opener {
+    atomic_bool stop;
+    char err[SBX_ERR_LEN];
+} opener;
+
+static void *open_boxes(void *arg)
+{
+    opener *o = arg;
+    while (!atomic_load(&o->stop)) {
+        sbx_box *b;
+        if (sbx_box_open(sx_host, &b, o->err, sizeof o->err) < 0)
+            return NULL;
+        sbx_box_close(b);
+    }
+    return NULL;
+}
+
+/* A zygote cloned while another box's program file is open for writing
+ * inherits that descriptor until it closes what it inherited, and the
+ * program's exec meanwhile fails with ETXTBSY ("Text file busy"): the run
+ * ended EXEC_ERROR for no fault of its own. Runs of a program padded to
+ * 4 MiB (a long write) while another thread opens boxes: every one ends OK. */
+static void placing_files_beside_a_box_opening(void **state)
+{
+    (void)state;
+    size_t len;
+    char *prog = tl_read_prog("cat", &len);
+    size_t padded = len + (4u << 20);
+    prog = realloc(prog, padded);
+    assert_non_null(prog);
+    memset(prog + len, 0, padded - len);
+    opener o = { .stop = false };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, open_boxes, &o), 0);
+    const char *argv[] = { "./prog", NULL };
+    sbx_file f = { "prog", prog, padded, true };
+    int bad = -1;
+    sbx_result r;
+    for (int i = 0; i < 200 && bad < 0; i++) {
+        sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1, .stdin_data = "x", .stdin_len = 1 };
+        sbx_limits_default(&s.limits);
+        s.limits.wall_ms = 60000;
+        assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+        if (r.status != SBX_OK)
+            bad = i;
+        else
+            sbx_result_free(&r);
+    }
+    atomic_store(&o.stop, true);
+    pthread_join(t, NULL);
+    free(prog);
+    if (o.err[0])
+        fail_msg("a box opened beside the runs: %s", o.err);
+    if (bad >= 0)
+        fail_msg("run %d: %s (%s)", bad, sbx_status_name(r.status), r.error);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(setsid_sessions_take_no_more_than_a_share, sx_test_setup),
         cmocka_unit_test_setup(locks_on_shared_files_signal_nothing, sx_test_setup),
+        cmocka_unit_test_setup(placing_files_beside_a_box_opening, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

@@ -144,8 +144,8 @@ int wk_check_program(sbx_box *box, const sbx_spec *prog, q_check_convention conv
     f[s.nfiles++] = (sbx_file){ "input", io->input, io->inlen, false };
     f[s.nfiles++] = (sbx_file){ "answer", io->answer, io->anslen, false };
     if (conv == Q_CONV_KATTIS) {
-        /* The output on stdin, an empty message file making feedback/. */
-        f[s.nfiles++] = (sbx_file){ "feedback/judgemessage.txt", "", 0, false };
+        /* The output on stdin; feedback/ the validator's to write in. */
+        f[s.nfiles++] = (sbx_file){ "feedback/", "", 0, false };
         s.stdin_data = io->output;
         s.stdin_len = io->outlen;
         s.collect = &fb;
