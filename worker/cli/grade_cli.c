@@ -16,6 +16,9 @@
 const char wk_cli_grade_help[] =
     "grading (a submission against a folder of tests):\n"
     "  --tests DIR         NAME.in with NAME.out or NAME.ans, or Polygon's NN with NN.a\n"
+    "                      (read without following links: a link is refused)\n"
+    "  --allow-hardlinks   read material files that have other hard links (refused\n"
+    "                      by default: a hard link can reach a file outside it)\n"
     "  --compile 'CMD ARGS'  run once in /box first (cpu 10 s, wall 30 s, memory 512M);\n"
     "                      what it leaves there is what every test starts from\n"
     "  --language NAME --source FILE  a preset of the languages file instead of\n"
@@ -117,6 +120,8 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
         g->test_output_max = WK_TEST_OUTPUT_MAX_DEFAULT;
     if (strcmp(a, "--stop-on-failure") == 0)
         return g->any = g->stop_on_failure = true, 1;
+    if (strcmp(a, "--allow-hardlinks") == 0)
+        return g->allow_hardlinks = true, 1;
     if (strcmp(a, "--tests") == 0 || strcmp(a, "--languages") == 0 || strcmp(a, "--language") == 0) {
         if (!v)
             return fail(err, errlen, a, "needs a value");
@@ -171,7 +176,9 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         return fail(err, errlen, "--stdin", "not with --tests (each test gives its stdin)");
     if (c->transcript_bytes)
         return fail(err, errlen, "--transcript", "not kept when grading");
-    if (wk_testdir_load(g->tests_dir, &g->tests, &g->ntests, err, errlen) < 0)
+    wk_mat_opts mo = { .allow_hardlinks = g->allow_hardlinks };
+    if (wk_mat_open_dir(g->tests_dir, &mo, &g->mat, err, errlen) < 0 ||
+        wk_testdir_read(g->mat, "", &g->tests, &g->ntests, err, errlen) < 0)
         return -1;
     memset(j, 0, sizeof *j);
     g->files = calloc(c->spec.nfiles + 1, sizeof *g->files);
@@ -216,6 +223,7 @@ void wk_cli_grade_free(wk_cli_grade *g)
 {
     if (g->tests)
         wk_testdir_free(g->tests, g->ntests);
+    wk_mat_close(g->mat);
     for (size_t i = 0; i < g->nchecker_files; i++)
         free(g->checker_bufs[i]);
     free(g->source);

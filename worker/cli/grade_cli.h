@@ -31,6 +31,7 @@ typedef struct wk_cli_grade {
     char *checker_bufs[WK_CHECKER_FILES];
     size_t nchecker_files;
     bool stop_on_failure;
+    bool allow_hardlinks;           /* --allow-hardlinks */
     uint64_t test_output_max;
     /* Built by wk_cli_grade_job. */
     q_test *tests;
@@ -38,6 +39,7 @@ typedef struct wk_cli_grade {
     q_grade grade;
     q_file *files;
     q_file *inter_files;
+    struct wk_mat *mat;             /* the material the tests borrow from */
 } wk_cli_grade;
 
 /* Tries argv[*i] as a grading option (consuming its value): 1 when it was
