@@ -55,6 +55,27 @@ size_t wk_text_char(const char *p, size_t n)
     return b[0] == 0xc2 && b[1] < 0xa0 ? 0 : k; /* C1 controls: U+0080..U+009F */
 }
 
+size_t wk_utf8_bad(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        if (u[i] >= 0x01 && u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        if (u[i] == 0)
+            return i;
+        unsigned char b[5] = { 0 };
+        memcpy(b, u + i, n - i < 4 ? n - i : 4);
+        size_t k = utf8_len(b);
+        if (!k)
+            return i;
+        i += k;
+    }
+    return n;
+}
+
 /* Any bytes in, valid JSON out: a byte that is not part of well-formed
  * UTF-8 (a file name a program chose, say) becomes U+FFFD. */
 void wk_json_string(FILE *f, const char *s)

@@ -13,5 +13,9 @@ void wk_json_string(FILE *f, const char *s);
  * terminal shows as text: printable ASCII, or well-formed UTF-8 that is not
  * a C1 control; else 0. */
 size_t wk_text_char(const char *p, size_t n);
+/* The offset of the first byte of p[0..n) that is a NUL or not part of
+ * well-formed UTF-8 (a text file of problem material is refused there),
+ * or n when there is none. */
+size_t wk_utf8_bad(const char *p, size_t n);
 
 #endif
