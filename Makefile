@@ -29,7 +29,7 @@ CSTD     := -std=c11 -D_GNU_SOURCE
 WARN_CC   = $(eval WARN_CC := $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation))$(WARN_CC)
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers $(WARN_CC)
 OPT      ?= -O2 -g
-PKGS     := libseccomp hiredis msgpack
+PKGS     := libseccomp hiredis msgpack zlib
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
