@@ -7,22 +7,47 @@
  *                      name      str, printable ASCII, 1..Q_TEST_NAME_MAX
  *                                bytes (default "1", "2", ... by position)
  *                      stdin     bytes
- *                      expected  bytes
+ *                      expected  bytes (an interactive test may have none)
+ *                      points    a number >= 0 (points.h: integer, float or
+ *                                decimal string), at most Q_POINTS_MAX;
+ *                                default 1, but 0 for a test in no group
+ *                                of a job with groups
  *                      limits    map, as the job's: overrides them
  *                      files     map, as the job's: extra files of this test
+ *   groups           array of 1..Q_GROUPS_MAX maps (subtasks):
+ *                      name      as a test's (default "1", "2", ...), each
+ *                                group's its own
+ *                      tests     array of 1..Q_TESTS_MAX test names: each
+ *                                names exactly one test, and a test is in
+ *                                one group at most
+ *                      points    a number >= 0, default the sum of its
+ *                                tests' points
+ *                      scoring   "all" (default: the points when every test
+ *                                is OK), "min" (points x the smallest test
+ *                                fraction), "sum" (points x the tests'
+ *                                scores over their points), "product"
+ *                                (points x every fraction)
+ *                      depends_on  array of names of groups before it: not
+ *                                run (its tests SKIPPED) unless each of
+ *                                them had every test OK
+ *                      stop_on_failure  bool: a failed test skips the rest
+ *                                of the group
  *   compile          map {argv (required), limits}: run once on the job's
  *                    files; what it leaves in /box is what every test
  *                    starts from
  *   checker          "exact", "lines" (default), "tokens", {"float": EPS}
  *                    with EPS a number >= 0, or a program {argv, files,
- *                    limits}
+ *                    limits, convention}: convention "testlib" (default),
+ *                    "cms" or "kattis" (q_check_convention)
  *   stop_on_failure  bool, default false
  *   language         str: a preset of the worker's languages file, instead
  *                    of argv and compile (files stay allowed)
  *   source           bytes: the source file of the language preset
  * Refused, naming the field: any of these without tests, tests without
  * argv or language, language with argv or compile, source without
- * language, a checker neither a known name nor a map.
+ * language, a checker neither a known name nor a map, a group naming a
+ * test no test has (or two tests have), a test in two groups, a
+ * dependency on a group not before it.
  *
  * Result fields (q_grade_result), alongside result.h's:
  *   compile   map: status, exit_code, signal, stdout, stderr,
@@ -30,8 +55,12 @@
  *             memory_bytes
  *   tests     array, one map per test: name, status, exit_code, signal,
  *             cpu_us, wall_us, memory_bytes, checker_message (str or nil),
- *             stdout, stderr, stdout_truncated
+ *             stdout, stderr, stdout_truncated, score, max_score
+ *             (decimal strings), group (str, or nil when in none)
+ *   groups    array, one map per group: name, status, score, max_score,
+ *             message (str or nil: why it was not run)
  *   passed, total  non-negative integers
+ *   score, max_score  decimal strings (points.h)
  *
  * Ownership: as job.h's: names, argv and paths owned, bytes borrowed from
  * the decoded buffer. A decoded q_grade_result is one allocation.
@@ -46,31 +75,59 @@
 #include <msgpack.h>
 
 #include "queue/job.h"
+#include "queue/points.h"
 
 #define Q_TESTS_MAX 1000
+#define Q_GROUPS_MAX Q_TESTS_MAX
 #define Q_TEST_NAME_MAX 128
 #define Q_LANGUAGE_MAX 64
 
 typedef enum q_check_kind { Q_CHECK_LINES, Q_CHECK_EXACT, Q_CHECK_TOKENS, Q_CHECK_FLOAT, Q_CHECK_PROGRAM } q_check_kind;
+
+/* How a checker program is run and read (Q_CHECK_PROGRAM): testlib's
+ * (argv input output answer; exit 0 OK, 1 2 8 wrong, 7 points), CMS's
+ * (argv input answer output; a fraction on stdout), Kattis's output
+ * validators' (argv input answer feedback_dir, the output on stdin; exit
+ * 42 accepted, 43 wrong). */
+typedef enum q_check_convention { Q_CONV_TESTLIB, Q_CONV_CMS, Q_CONV_KATTIS } q_check_convention;
+
+typedef enum q_scoring { Q_SCORE_ALL, Q_SCORE_MIN, Q_SCORE_SUM, Q_SCORE_PRODUCT } q_scoring;
 
 typedef struct q_test {
     char *name;              /* owned */
     bool named;              /* given in the job (else the position's) */
     const void *stdin_data;  /* borrowed */
     size_t stdin_len;
-    const void *expected;    /* borrowed */
+    const void *expected;    /* borrowed; NULL: no answer */
     size_t expected_len;
+    bool has_points;
+    q_points points;         /* when has_points */
     q_prog extra;            /* files and limits only (argc 0) */
 } q_test;
+
+typedef struct q_group {
+    char *name;              /* owned */
+    size_t *tests;           /* owned: indices into q_grade.tests, as listed */
+    size_t ntests;
+    bool has_points;
+    q_points points;         /* when has_points */
+    q_scoring scoring;
+    size_t *depends_on;      /* owned: indices of groups before this one */
+    size_t ndepends;
+    bool stop_on_failure;
+} q_group;
 
 typedef struct q_grade {
     q_test *tests;
     size_t ntests;
     bool has_compile;
     q_prog compile;          /* argv and limits */
+    q_group *groups;         /* NULL when ngroups is 0 */
+    size_t ngroups;
     q_check_kind checker;
     double eps;              /* Q_CHECK_FLOAT */
     q_prog checker_prog;     /* Q_CHECK_PROGRAM */
+    q_check_convention convention; /* Q_CHECK_PROGRAM */
     bool stop_on_failure;
     char *language;          /* owned; NULL when absent */
     const void *source;      /* borrowed; NULL when absent */
@@ -79,6 +136,14 @@ typedef struct q_grade {
 
 /* "exact", "lines", "tokens", "float", "program". */
 const char *q_check_name(q_check_kind k);
+/* "testlib", "cms", "kattis". */
+const char *q_convention_name(q_check_convention c);
+/* "all", "min", "sum", "product". */
+const char *q_scoring_name(q_scoring s);
+
+/* A test's points: its own, else the default (1, or 0 in no group of a job
+ * with groups; in_group says whether it is in one). */
+q_points q_test_points(const q_grade *g, const q_test *t, bool in_group);
 
 /* One graded run: the compile step or a test. */
 typedef struct q_graded {
@@ -90,6 +155,8 @@ typedef struct q_graded {
     int64_t signal;
     uint64_t cpu_us, wall_us, memory_bytes;
     const char *checker_message; /* NULL: nil */
+    const char *group;       /* tests only; NULL: in no group */
+    q_points score, max_score; /* tests only */
     const void *stdout_buf;
     size_t stdout_len;
     bool stdout_truncated;
@@ -98,12 +165,25 @@ typedef struct q_graded {
     bool stderr_truncated;
 } q_graded;
 
+/* One group of a graded job. status: OK when every test of it is OK,
+ * SKIPPED when it was not run (message says why), else its first failed
+ * test's status. */
+typedef struct q_group_result {
+    const char *name;
+    const char *status;
+    q_points score, max_score;
+    const char *message;     /* NULL: nil */
+} q_group_result;
+
 typedef struct q_grade_result {
     bool has_compile;
     q_graded compile;
     const q_graded *tests;
     size_t ntests;
+    const q_group_result *groups;
+    size_t ngroups;
     uint64_t passed, total;
+    q_points score, max_score;
     void *priv;              /* storage of a decoded one; NULL otherwise */
 } q_grade_result;
 

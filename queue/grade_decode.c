@@ -17,19 +17,25 @@
 #include "queue/job_decode.h"
 #include "queue/prescan.h"
 
-enum { G_TESTS, G_COMPILE, G_CHECKER, G_STOP, G_LANGUAGE, G_SOURCE, G_ARGV, G_KEYS };
+enum { G_TESTS, G_COMPILE, G_CHECKER, G_STOP, G_LANGUAGE, G_SOURCE, G_GROUPS, G_ARGV, G_KEYS };
 static const char *const grade_keys[G_KEYS] = {
-    "tests", "compile", "checker", "stop_on_failure", "language", "source", "argv",
+    "tests", "compile", "checker", "stop_on_failure", "language", "source", "groups", "argv",
 };
 
-enum { T_NAME, T_STDIN, T_EXPECTED, T_LIMITS, T_FILES, T_KEYS };
-static const char *const test_keys[T_KEYS] = { "name", "stdin", "expected", "limits", "files" };
+enum { T_NAME, T_STDIN, T_EXPECTED, T_LIMITS, T_FILES, T_POINTS, T_KEYS };
+static const char *const test_keys[T_KEYS] = { "name", "stdin", "expected", "limits", "files", "points" };
 
 static const char *const check_names[] = { "lines", "exact", "tokens", "float", "program" };
+static const char *const conventions[] = { "testlib", "cms", "kattis" };
 
 const char *q_check_name(q_check_kind k)
 {
     return (unsigned)k < sizeof check_names / sizeof check_names[0] ? check_names[k] : "?";
+}
+
+const char *q_convention_name(q_check_convention c)
+{
+    return (unsigned)c < sizeof conventions / sizeof conventions[0] ? conventions[c] : "?";
 }
 
 static int decode_name(const msgpack_object *o, size_t i, const char *pre, q_test *t, q_job_dec *d)
@@ -82,6 +88,11 @@ static int decode_test(const msgpack_object *o, size_t i, q_test *t, q_job_dec *
             return DFAIL(d, "%sexpected: not bytes (str or bin)", pre);
         t->expected = p;
     }
+    if (v[T_POINTS]) {
+        if (q_decode_points(v[T_POINTS], pre, "points", &t->points, d) < 0)
+            return -1;
+        t->has_points = true;
+    }
     if (q_job_decode_files(v[T_FILES], pre, &t->extra, d) < 0)
         return -1;
     return q_job_decode_limits(v[T_LIMITS], pre, &t->extra, d);
@@ -118,7 +129,7 @@ static int decode_compile(const msgpack_object *o, q_grade *g, q_job_dec *d)
 static int decode_checker(const msgpack_object *o, q_grade *g, q_job_dec *d)
 {
     char q[Q_QUOTE_LEN];
-    const msgpack_object *eps;
+    const msgpack_object *eps, *conv;
     const char *p;
     size_t n;
 
@@ -150,6 +161,18 @@ static int decode_checker(const msgpack_object *o, q_grade *g, q_job_dec *d)
         return 0;
     }
     g->checker = Q_CHECK_PROGRAM;
+    if (q_map_fields(&o->via.map, (const char *const[]){ "convention" }, 1, &conv) != 0)
+        return DFAIL(d, "checker: duplicate key \"convention\"");
+    if (conv && conv->type != MSGPACK_OBJECT_NIL) {
+        if (!q_bytes(conv, &p, &n))
+            return DFAIL(d, "checker.convention: not a string");
+        int k = Q_CONV_KATTIS;
+        while (k >= 0 && !(strlen(conventions[k]) == n && memcmp(conventions[k], p, n) == 0))
+            k--;
+        if (k < 0)
+            return DFAIL(d, "checker.convention: %s: not testlib, cms or kattis", q_quote(q, p, n));
+        g->convention = (q_check_convention)k;
+    }
     return q_job_decode_prog_map(o, "checker", "checker.", &g->checker_prog, d);
 }
 
@@ -206,6 +229,8 @@ int q_grade_decode(const msgpack_object *root, q_job *j, q_job_dec *d)
     j->grade = g;
     if (decode_language(v, g, d) < 0 || decode_tests(v[G_TESTS], g, d) < 0)
         return -1;
+    if (v[G_GROUPS] && q_grade_decode_groups(v[G_GROUPS], g, d) < 0)
+        return -1;
     if (v[G_COMPILE] && decode_compile(v[G_COMPILE], g, d) < 0)
         return -1;
     if (v[G_CHECKER] && decode_checker(v[G_CHECKER], g, d) < 0)
@@ -227,6 +252,7 @@ void q_grade_free(q_grade *g)
         q_prog_free(&g->tests[i].extra);
     }
     free(g->tests);
+    q_grade_free_groups(g);
     q_prog_free(&g->compile);
     q_prog_free(&g->checker_prog);
     free(g->language);

@@ -1,27 +1,18 @@
-/* grade_encode.c -- the grading fields on the wire: a job's (encoded by
- * `gradeq submit`), a result's (encoded by the worker, decoded by clients).
+/* grade_encode.c -- a grading job's fields on the wire (encoded by
+ * `gradeq submit` and the clients' tests; decoded by grade_decode.c).
  *
- * DESIGN. The job side only packs: q_job_encode decodes what it packed, so
- * grade_decode.c's rules hold for what a client sends. The result side
- * decodes into one block sized before the first copy, as result_codec.c does:
- * the graded array (its count checked against Q_TESTS_MAX first), then the
- * bytes, which are distinct regions of the input plus one NUL per string.
+ * DESIGN. Only packs: q_job_encode decodes what it packed, so
+ * grade_decode.c's rules hold for what a client sends. Defaults are left
+ * out, so every job has one encoding.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "queue/codec_util.h"
 #include "queue/err.h"
 #include "queue/grade.h"
 #include "queue/job_decode.h"
-#include "queue/prescan.h"
-
-/* Job. */
 
 static size_t test_entries(const q_test *t)
 {
-    return t->named + (t->stdin_data != NULL) + (t->expected != NULL) + (t->extra.nfiles > 0) +
+    return t->named + (t->stdin_data != NULL) + (t->expected != NULL) + t->has_points + (t->extra.nfiles > 0) +
            (t->extra.limits_present != 0);
 }
 
@@ -35,6 +26,8 @@ static int put_test(q_enc *e, const q_test *t)
         return -1;
     if (t->expected && (q_enc_cstr(e, "expected") < 0 || q_enc_bin(e, t->expected, t->expected_len) < 0))
         return -1;
+    if (t->has_points && q_enc_points(e, "points", t->points) < 0)
+        return -1;
     if (t->extra.nfiles && q_job_put_files(e, &t->extra) < 0)
         return -1;
     return t->extra.limits_present ? q_job_put_limits(e, &t->extra) : 0;
@@ -47,8 +40,13 @@ static int put_checker(q_enc *e, const q_grade *g)
     if (g->checker == Q_CHECK_FLOAT)
         return q_enc_map(e, 1) < 0 || q_enc_cstr(e, "float") < 0 ? -1
                                                                   : q_enc_packed(e, msgpack_pack_double(&e->pk, g->eps));
-    if (g->checker == Q_CHECK_PROGRAM)
-        return q_enc_map(e, q_job_prog_entries(&g->checker_prog)) < 0 ? -1 : q_job_put_prog(e, &g->checker_prog);
+    if (g->checker == Q_CHECK_PROGRAM) {
+        bool conv = g->convention != Q_CONV_TESTLIB;
+        if (q_enc_map(e, q_job_prog_entries(&g->checker_prog) + conv) < 0 || q_job_put_prog(e, &g->checker_prog) < 0)
+            return -1;
+        return conv && (q_enc_cstr(e, "convention") < 0 || q_enc_cstr(e, q_convention_name(g->convention)) < 0) ? -1
+                                                                                                                : 0;
+    }
     return q_enc_cstr(e, q_check_name(g->checker));
 }
 
@@ -56,7 +54,8 @@ size_t q_grade_entries(const q_grade *g)
 {
     if (!g)
         return 0;
-    return 1 + g->has_compile + (g->checker != Q_CHECK_LINES) + g->stop_on_failure + 2 * (g->language != NULL);
+    return 1 + g->has_compile + (g->ngroups > 0) + (g->checker != Q_CHECK_LINES) + g->stop_on_failure +
+           2 * (g->language != NULL);
 }
 
 int q_grade_put(q_enc *e, const q_grade *g)
@@ -73,6 +72,8 @@ int q_grade_put(q_enc *e, const q_grade *g)
         if (put_test(e, &g->tests[i]) < 0)
             return -1;
     }
+    if (g->ngroups && q_grade_put_groups(e, g) < 0)
+        return -1;
     if (g->has_compile && (q_enc_cstr(e, "compile") < 0 || q_enc_map(e, q_job_prog_entries(&g->compile)) < 0 ||
                            q_job_put_prog(e, &g->compile) < 0))
         return -1;
@@ -86,236 +87,3 @@ int q_grade_put(q_enc *e, const q_grade *g)
     return 0;
 }
 
-/* Result. */
-
-static int put_int(q_enc *e, const char *key, bool has, int64_t v)
-{
-    if (q_enc_cstr(e, key) < 0)
-        return -1;
-    return q_enc_packed(e, has ? msgpack_pack_int64(&e->pk, v) : msgpack_pack_nil(&e->pk));
-}
-
-static int put_bin(q_enc *e, const char *key, const void *p, size_t n)
-{
-    return q_enc_cstr(e, key) < 0 ? -1 : q_enc_bin(e, p, n);
-}
-
-/* Nine entries shared by the compile step and a test. */
-#define GRADED_COMMON 9
-
-static int put_graded(q_enc *e, const q_graded *r, bool test)
-{
-    if (!r->status || (!r->stdout_buf && r->stdout_len) || (!r->stderr_buf && r->stderr_len) || (test && !r->name))
-        return q_fail(e->err, e->errlen, "%s: NULL status, name or buffer", test ? "tests" : "compile");
-    if (q_enc_map(e, GRADED_COMMON + (test ? 2 : 1)) < 0)
-        return -1;
-    if (q_enc_cstr(e, "status") < 0 || q_enc_cstr(e, r->status) < 0 ||
-        put_int(e, "exit_code", r->has_exit_code, r->exit_code) < 0 ||
-        put_int(e, "signal", r->has_signal, r->signal) < 0)
-        return -1;
-    if (q_enc_uint(e, "cpu_us", r->cpu_us) < 0 || q_enc_uint(e, "wall_us", r->wall_us) < 0 ||
-        q_enc_uint(e, "memory_bytes", r->memory_bytes) < 0)
-        return -1;
-    if (put_bin(e, "stdout", r->stdout_buf, r->stdout_len) < 0 ||
-        put_bin(e, "stderr", r->stderr_buf, r->stderr_len) < 0 ||
-        q_enc_bool(e, "stdout_truncated", r->stdout_truncated) < 0)
-        return -1;
-    if (test) {
-        if (q_enc_cstr(e, "name") < 0 || q_enc_cstr(e, r->name) < 0 || q_enc_cstr(e, "checker_message") < 0)
-            return -1;
-        return r->checker_message ? q_enc_cstr(e, r->checker_message) : q_enc_packed(e, msgpack_pack_nil(&e->pk));
-    }
-    return q_enc_bool(e, "stderr_truncated", r->stderr_truncated);
-}
-
-size_t q_grade_result_entries(const q_grade_result *r)
-{
-    return r ? 3 + r->has_compile : 0;
-}
-
-int q_grade_result_put(q_enc *e, const q_grade_result *r)
-{
-    if (!r)
-        return 0;
-    if (r->has_compile && (q_enc_cstr(e, "compile") < 0 || put_graded(e, &r->compile, false) < 0))
-        return -1;
-    if (r->ntests && !r->tests)
-        return q_fail(e->err, e->errlen, "tests: NULL with %zu tests", r->ntests);
-    if (q_enc_cstr(e, "tests") < 0 || q_enc_array(e, r->ntests) < 0)
-        return -1;
-    for (size_t i = 0; i < r->ntests; i++)
-        if (put_graded(e, &r->tests[i], true) < 0)
-            return -1;
-    return q_enc_uint(e, "passed", r->passed) < 0 ? -1 : q_enc_uint(e, "total", r->total);
-}
-
-/* Result decoding. */
-
-enum { R_STATUS, R_EXIT, R_SIGNAL, R_CPU, R_WALL, R_MEM, R_STDOUT, R_STDERR, R_STDOUT_TR, R_STDERR_TR, R_NAME,
-       R_MESSAGE, R_KEYS };
-static const char *const graded_keys[R_KEYS] = {
-    "status", "exit_code", "signal", "cpu_us", "wall_us", "memory_bytes", "stdout", "stderr",
-    "stdout_truncated", "stderr_truncated", "name", "checker_message",
-};
-
-typedef struct gdec {
-    char *next, *end; /* the block's free bytes */
-    const char *where;
-    char *err;
-    size_t errlen;
-} gdec;
-
-static int gfail(gdec *d, const char *key, const char *why)
-{
-    return q_fail(d->err, d->errlen, "%s.%s: %s", d->where, key, why);
-}
-
-static const char *copy_out(gdec *d, const char *p, size_t n)
-{
-    char *s = d->next;
-    if (n >= (size_t)(d->end - d->next))
-        return NULL;
-    memcpy(s, p, n);
-    s[n] = 0;
-    d->next += n + 1;
-    return s;
-}
-
-static int get_text(gdec *d, const msgpack_object *o, const char *key, bool required, const char **out,
-                    size_t *len)
-{
-    const char *p;
-    size_t n;
-    if (!o || o->type == MSGPACK_OBJECT_NIL)
-        return required ? gfail(d, key, "missing") : 0;
-    if (!q_bytes(o, &p, &n))
-        return gfail(d, key, "not bytes");
-    if (!len && memchr(p, 0, n))
-        return gfail(d, key, "contains a NUL byte");
-    *out = copy_out(d, p, n);
-    if (len)
-        *len = n;
-    return *out ? 0 : gfail(d, key, "no room left (the block is mis-sized)");
-}
-
-static int get_num(gdec *d, const msgpack_object *o, const char *key, bool *has, int64_t *i, uint64_t *u,
-                   bool *b)
-{
-    if (!o || o->type == MSGPACK_OBJECT_NIL)
-        return 0;
-    if (b) {
-        if (o->type != MSGPACK_OBJECT_BOOLEAN)
-            return gfail(d, key, "not a boolean");
-        *b = o->via.boolean;
-    } else if (u) {
-        if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return gfail(d, key, "not a non-negative integer");
-        *u = o->via.u64;
-    } else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ||
-               (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)) {
-        *i = o->via.i64;
-        *has = true;
-    } else {
-        return gfail(d, key, "not a 64-bit integer or nil");
-    }
-    return 0;
-}
-
-static int get_graded(gdec *d, const msgpack_object *o, q_graded *r, bool test)
-{
-    const msgpack_object *v[R_KEYS];
-    if (o->type != MSGPACK_OBJECT_MAP)
-        return q_fail(d->err, d->errlen, "%s: not a map", d->where);
-    if (q_map_fields(&o->via.map, graded_keys, R_KEYS, v))
-        return q_fail(d->err, d->errlen, "%s: a key given twice", d->where);
-    if (get_text(d, v[R_STATUS], "status", true, &r->status, NULL) < 0 ||
-        get_num(d, v[R_EXIT], "exit_code", &r->has_exit_code, &r->exit_code, NULL, NULL) < 0 ||
-        get_num(d, v[R_SIGNAL], "signal", &r->has_signal, &r->signal, NULL, NULL) < 0 ||
-        get_num(d, v[R_CPU], "cpu_us", NULL, NULL, &r->cpu_us, NULL) < 0 ||
-        get_num(d, v[R_WALL], "wall_us", NULL, NULL, &r->wall_us, NULL) < 0 ||
-        get_num(d, v[R_MEM], "memory_bytes", NULL, NULL, &r->memory_bytes, NULL) < 0)
-        return -1;
-    if (get_text(d, v[R_STDOUT], "stdout", false, (const char **)&r->stdout_buf, &r->stdout_len) < 0 ||
-        get_text(d, v[R_STDERR], "stderr", false, (const char **)&r->stderr_buf, &r->stderr_len) < 0 ||
-        get_num(d, v[R_STDOUT_TR], "stdout_truncated", NULL, NULL, NULL, &r->stdout_truncated) < 0 ||
-        get_num(d, v[R_STDERR_TR], "stderr_truncated", NULL, NULL, NULL, &r->stderr_truncated) < 0)
-        return -1;
-    if (!test)
-        return 0;
-    return get_text(d, v[R_NAME], "name", true, &r->name, NULL) < 0 ||
-                   get_text(d, v[R_MESSAGE], "checker_message", false, &r->checker_message, NULL) < 0
-               ? -1
-               : 0;
-}
-
-enum { X_COMPILE, X_TESTS, X_PASSED, X_TOTAL, X_KEYS };
-static const char *const result_grade_keys[X_KEYS] = { "compile", "tests", "passed", "total" };
-
-static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *out, char *err, size_t errlen)
-{
-    const msgpack_object *v[X_KEYS];
-    char where[32];
-    if (root->type != MSGPACK_OBJECT_MAP)
-        return q_fail(err, errlen, "result: not a map");
-    if (q_map_fields(&root->via.map, result_grade_keys, X_KEYS, v))
-        return q_fail(err, errlen, "result: a grading key given twice");
-    if (!v[X_TESTS])
-        return 0;
-    if (v[X_TESTS]->type != MSGPACK_OBJECT_ARRAY)
-        return q_fail(err, errlen, "tests: not an array");
-    size_t n = v[X_TESTS]->via.array.size;
-    if (n > Q_TESTS_MAX)
-        return q_fail(err, errlen, "tests: %zu tests, more than %d", n, Q_TESTS_MAX);
-    /* Per graded run: status, name and message NULs, stdout's and stderr's. */
-    size_t cap = (n + 1) * sizeof(q_graded) + len + 5 * (n + 1) + 16;
-    char *block = malloc(cap);
-    if (!block)
-        return q_fail(err, errlen, "result: out of memory for %zu bytes", cap);
-    memset(block, 0, (n + 1) * sizeof(q_graded));
-    out->priv = block;
-    q_graded *tests = (q_graded *)(void *)block;
-    gdec d = { block + (n + 1) * sizeof(q_graded), block + cap, "compile", err, errlen };
-    if (v[X_COMPILE]) {
-        out->has_compile = true;
-        if (get_graded(&d, v[X_COMPILE], &out->compile, false) < 0)
-            return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        snprintf(where, sizeof where, "tests[%zu]", i);
-        d.where = where;
-        if (get_graded(&d, &v[X_TESTS]->via.array.ptr[i], &tests[i], true) < 0)
-            return -1;
-    }
-    out->tests = tests;
-    out->ntests = n;
-    d.where = "result";
-    if (get_num(&d, v[X_PASSED], "passed", NULL, NULL, &out->passed, NULL) < 0 ||
-        get_num(&d, v[X_TOTAL], "total", NULL, NULL, &out->total, NULL) < 0)
-        return -1;
-    return 1;
-}
-
-int q_grade_result_decode(const void *buf, size_t len, q_grade_result *out, char *err, size_t errlen)
-{
-    char why[Q_ERR_LEN];
-    msgpack_unpacked up;
-    q_bounds b;
-    int rc;
-
-    memset(out, 0, sizeof *out);
-    q_bounds_default(&b);
-    if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
-        rc = q_fail(err, errlen, "result: %s", why);
-    else
-        rc = decode_grade(&up.data, len, out, err, errlen);
-    msgpack_unpacked_destroy(&up);
-    if (rc < 0)
-        q_grade_result_free(out);
-    return rc;
-}
-
-void q_grade_result_free(q_grade_result *r)
-{
-    free(r->priv);
-    memset(r, 0, sizeof *r);
-}

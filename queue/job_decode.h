@@ -50,4 +50,16 @@ int q_job_put_prog(struct q_enc *e, const q_prog *pg);
 int q_job_put_files(struct q_enc *e, const q_prog *pg);
 int q_job_put_limits(struct q_enc *e, const q_prog *pg);
 
+/* For the grading fields, from grade_groups.c: a points value (points.h)
+ * of key `key`; the groups array (after the tests, which it names), its
+ * release, and its encoding; a points entry (a whole value as an integer,
+ * else its canonical decimal string). */
+#include "queue/points.h"
+struct q_grade;
+int q_decode_points(const msgpack_object *o, const char *pre, const char *key, q_points *out, q_job_dec *d);
+int q_grade_decode_groups(const msgpack_object *o, struct q_grade *g, q_job_dec *d);
+void q_grade_free_groups(struct q_grade *g);
+int q_grade_put_groups(struct q_enc *e, const struct q_grade *g);
+int q_enc_points(struct q_enc *e, const char *key, q_points p);
+
 #endif

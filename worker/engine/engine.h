@@ -63,6 +63,7 @@ typedef struct wk_graded {
     uint64_t cpu_us, wall_us, memory_bytes; /* maxima over the tests */
     char error[SBX_ERR_LEN];      /* why a sandbox error, or what compile left */
     q_graded *tests_;             /* private: owned storage */
+    q_group_result *groups_;
     char *compile_out_, *compile_err_;
 } wk_graded;
 
@@ -78,8 +79,9 @@ void wk_graded_free(wk_graded *g);
 
 /* The statuses of graded runs as indices 0..WK_GRADE_STATUSES-1 (metrics):
  * the run statuses, WRONG_ANSWER, CHECKER_ERROR, COMPILE_ERROR, SKIPPED,
- * INTERACTOR_ERROR. name -> index (-1 when unknown), index -> name. */
-#define WK_GRADE_STATUSES 14
+ * INTERACTOR_ERROR, PARTIAL. name -> index (-1 when unknown), index ->
+ * name. */
+#define WK_GRADE_STATUSES 15
 int wk_grade_status_index(const char *status);
 const char *wk_grade_status_name(int i);
 
@@ -89,5 +91,7 @@ const char *wk_grade_status_name(int i);
 #define WK_ST_COMPILE_ERROR "COMPILE_ERROR"
 #define WK_ST_SKIPPED "SKIPPED"
 #define WK_ST_INTERACTOR_ERROR "INTERACTOR_ERROR"
+/* A checker or interactor gave some of the test's points, not all. */
+#define WK_ST_PARTIAL "PARTIAL"
 
 #endif

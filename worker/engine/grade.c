@@ -26,6 +26,7 @@
 #include "worker/engine/engine.h"
 #include "worker/engine/grade_files.h"
 #include "worker/engine/interact.h"
+#include "worker/engine/score.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
 
@@ -37,8 +38,8 @@ void wk_compile_limits_default(sbx_limits *l)
 }
 
 static const char *const extra_statuses[] = { WK_ST_WRONG_ANSWER, WK_ST_CHECKER_ERROR, WK_ST_COMPILE_ERROR, WK_ST_SKIPPED,
-                                              WK_ST_INTERACTOR_ERROR };
-_Static_assert(SBX_SANDBOX_ERROR + 1 + 5 == WK_GRADE_STATUSES, "every graded status has a metric");
+                                              WK_ST_INTERACTOR_ERROR, WK_ST_PARTIAL };
+_Static_assert(SBX_SANDBOX_ERROR + 1 + 6 == WK_GRADE_STATUSES, "every graded status has a metric");
 
 const char *wk_grade_status_name(int i)
 {
@@ -227,6 +228,7 @@ static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_
 typedef struct test_slot {
     char msg[WK_CHECK_MSG_LEN];
 } test_slot;
+_Static_assert(WK_SCORE_MSG_LEN <= WK_CHECK_MSG_LEN, "a reason to skip fits a test's message");
 
 static void skip(q_graded *g)
 {
@@ -234,20 +236,34 @@ static void skip(q_graded *g)
     g->stdout_buf = g->stderr_buf = "";
 }
 
-wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p, wk_graded *out)
+/* The first test, in the job's order, that ran and was not OK. */
+static int first_failure(const q_graded *tests, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tests[i].status, "OK") != 0 && strcmp(tests[i].status, WK_ST_SKIPPED) != 0)
+            return (int)i;
+    return -1;
+}
+
+/* The graded result's scores and groups, once every test has a status;
+ * the groups' messages are copied beside them (sc is the grading's). */
+static void finish(wk_graded *out, const wk_score *sc)
+{
+    size_t ng = out->res.ngroups;
+    char (*msgs)[WK_SCORE_MSG_LEN] = (void *)(out->groups_ + ng);
+    wk_score_finish(sc, out->tests_, out->groups_, &out->res.score, &out->res.max_score);
+    for (size_t k = 0; k < ng; k++)
+        if (out->groups_[k].message)
+            out->groups_[k].message = memcpy(msgs[k], out->groups_[k].message, WK_SCORE_MSG_LEN);
+    out->res.groups = ng ? out->groups_ : NULL;
+    out->first_failed = first_failure(out->tests_, out->res.ntests);
+}
+
+static wk_grade_rc grade_tests(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p,
+                               wk_score *sc, wk_graded *out)
 {
     const q_grade *g = p->g;
-    memset(out, 0, sizeof *out);
-    out->first_failed = -1;
-    out->tests_ = calloc(g->ntests, sizeof *out->tests_ + sizeof(test_slot));
-    if (!out->tests_)
-        return fail(out, "grading", "out of memory for the verdicts");
     test_slot *slots = (test_slot *)(void *)(out->tests_ + g->ntests);
-    out->res.tests = out->tests_;
-    out->res.ntests = out->res.total = g->ntests;
-    for (size_t i = 0; i < g->ntests; i++)
-        out->tests_[i].name = g->tests[i].name;
-
     sbx_collect built = { 0 };
     const sbx_file *base = p->files;
     size_t nbase = p->nfiles;
@@ -259,6 +275,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
             out->status = WK_ST_COMPILE_ERROR;
             for (size_t i = 0; i < g->ntests; i++)
                 skip(&out->tests_[i]);
+            finish(out, sc);
             return WK_GRADED;
         }
         base = built.files;
@@ -276,13 +293,15 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
     }
 
     wk_grade_rc rc = WK_GRADED;
-    bool stopping = false;
+    int stop_first = -1; /* the job stops on failure: its first failed test */
     uint64_t kept = out->res.compile.stdout_len + out->res.compile.stderr_len;
-    for (size_t i = 0; i < g->ntests && rc == WK_GRADED; i++) {
+    for (size_t n = 0; n < g->ntests && rc == WK_GRADED; n++) {
+        size_t i = sc->order[n];
         const q_test *t = &g->tests[i];
         q_graded *gt = &out->tests_[i];
-        if (stopping) {
+        if (wk_score_skip(sc, i, out->tests_, stop_first, slots[i].msg)) {
             skip(gt);
+            gt->checker_message = slots[i].msg;
             if (p->on_test)
                 p->on_test(p->ctx, i, gt);
             continue;
@@ -294,7 +313,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
                        .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
         /* Each stream's share of what the tests not yet run may keep. */
-        size_t share = (size_t)(WK_RESULT_OUTPUT_MAX - kept) / (2 * (g->ntests - i));
+        size_t share = (size_t)(WK_RESULT_OUTPUT_MAX - kept) / (2 * (g->ntests - n));
         size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
         int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out)
                                     : run_one(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out);
@@ -306,20 +325,43 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
         out->cpu_us = gt->cpu_us > out->cpu_us ? gt->cpu_us : out->cpu_us;
         out->wall_us = gt->wall_us > out->wall_us ? gt->wall_us : out->wall_us;
         out->memory_bytes = gt->memory_bytes > out->memory_bytes ? gt->memory_bytes : out->memory_bytes;
-        if (strcmp(gt->status, "OK") == 0) {
+        if (strcmp(gt->status, "OK") == 0)
             out->res.passed++;
-        } else if (out->first_failed < 0) {
-            out->first_failed = (int)i;
-            stopping = g->stop_on_failure;
-        }
+        else if (stop_first < 0 && g->stop_on_failure)
+            stop_first = (int)i;
+        wk_score_after(sc, i, out->tests_);
         if (p->on_test)
             p->on_test(p->ctx, i, gt);
     }
     free(files);
     wk_base_files_free(&bases);
     sbx_collect_free(&built);
-    if (rc == WK_GRADED)
+    if (rc == WK_GRADED) {
+        finish(out, sc);
         out->status = out->first_failed < 0 ? "OK" : out->tests_[out->first_failed].status;
+    }
+    return rc;
+}
+
+wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const wk_grade_plan *p, wk_graded *out)
+{
+    const q_grade *g = p->g;
+    memset(out, 0, sizeof *out);
+    out->first_failed = -1;
+    out->tests_ = calloc(g->ntests, sizeof *out->tests_ + sizeof(test_slot));
+    out->groups_ = calloc(g->ngroups + 1, sizeof *out->groups_ + WK_SCORE_MSG_LEN);
+    if (!out->tests_ || !out->groups_)
+        return fail(out, "grading", "out of memory for the verdicts");
+    out->res.tests = out->tests_;
+    out->res.ntests = out->res.total = g->ntests;
+    out->res.ngroups = g->ngroups;
+    for (size_t i = 0; i < g->ntests; i++)
+        out->tests_[i].name = g->tests[i].name;
+    wk_score sc;
+    if (wk_score_init(&sc, g) < 0)
+        return fail(out, "grading", "out of memory for the groups");
+    wk_grade_rc rc = grade_tests(host, box, checker_box, p, &sc, out);
+    wk_score_free(&sc);
     return rc;
 }
 
@@ -332,6 +374,7 @@ void wk_graded_free(wk_graded *g)
         }
     }
     free(g->tests_);
+    free(g->groups_);
     free(g->compile_out_);
     free(g->compile_err_);
     memset(g, 0, sizeof *g);
