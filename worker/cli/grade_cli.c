@@ -11,12 +11,18 @@
 #include "worker/engine/engine.h"
 #include "worker/cli/grade_cli.h"
 #include "worker/engine/languages.h"
+#include "worker/problem/problem.h"
 #include "worker/problem/testdir.h"
 
 const char wk_cli_grade_help[] =
     "grading (a submission against a folder of tests):\n"
     "  --tests DIR         NAME.in with NAME.out or NAME.ans, or Polygon's NN with NN.a\n"
     "                      (read without following links: a link is refused)\n"
+    "  --problem PATH      a problem whole instead of --tests: a Polygon package\n"
+    "                      (problem.xml), a Kattis package (problem.yaml), a DMOJ\n"
+    "                      problem (init.yml), a folder of tests, or a zip of one;\n"
+    "                      it gives the tests, points, groups, checker, interactor\n"
+    "                      and limits, and its own code runs only in the sandbox\n"
     "  --allow-hardlinks   read material files that have other hard links (refused\n"
     "                      by default: a hard link can reach a file outside it)\n"
     "  --compile 'CMD ARGS'  run once in /box first (cpu 10 s, wall 30 s, memory 512M);\n"
@@ -122,10 +128,11 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
         return g->any = g->stop_on_failure = true, 1;
     if (strcmp(a, "--allow-hardlinks") == 0)
         return g->allow_hardlinks = true, 1;
-    if (strcmp(a, "--tests") == 0 || strcmp(a, "--languages") == 0 || strcmp(a, "--language") == 0) {
+    if (strcmp(a, "--tests") == 0 || strcmp(a, "--languages") == 0 || strcmp(a, "--language") == 0 ||
+        strcmp(a, "--problem") == 0) {
         if (!v)
             return fail(err, errlen, a, "needs a value");
-        *(a[2] == 't' ? &g->tests_dir : a[10] ? &g->languages : &g->language) = v;
+        *(a[2] == 't' ? &g->tests_dir : a[2] == 'p' ? &g->problem_path : a[10] ? &g->languages : &g->language) = v;
         rc = 1;
     } else if (strcmp(a, "--source") == 0) {
         free(g->source);
@@ -164,8 +171,13 @@ static size_t count(char *const *argv)
 
 int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, size_t errlen)
 {
-    if (!g->tests_dir)
-        return fail(err, errlen, "--tests", "missing (the folder of tests)");
+    if (!g->tests_dir && !g->problem_path)
+        return fail(err, errlen, "--tests", "missing (the folder of tests, or --problem)");
+    if (g->tests_dir && g->problem_path)
+        return fail(err, errlen, "--problem", "not with --tests (the problem gives the tests)");
+    if (g->problem_path && (g->checker != Q_CHECK_LINES || c->has_interactor))
+        return fail(err, errlen, g->checker != Q_CHECK_LINES ? "--checker" : "--interactor",
+                    "not with --problem (the problem gives it)");
     if (g->language && (!g->source || g->compile_argv[0] || c->argv[0]))
         return fail(err, errlen, "--language", g->source ? "replaces --compile and PROGRAM" : "needs --source FILE");
     if (!g->language && g->source)
@@ -176,10 +188,21 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         return fail(err, errlen, "--stdin", "not with --tests (each test gives its stdin)");
     if (c->transcript_bytes)
         return fail(err, errlen, "--transcript", "not kept when grading");
-    wk_mat_opts mo = { .allow_hardlinks = g->allow_hardlinks };
-    if (wk_mat_open_dir(g->tests_dir, &mo, &g->mat, err, errlen) < 0 ||
-        wk_testdir_read(g->mat, "", &g->tests, &g->ntests, err, errlen) < 0)
-        return -1;
+    if (g->problem_path) {
+        wk_problem_opts po = { .allow_hardlinks = g->allow_hardlinks };
+        if (!(g->problem = calloc(1, sizeof *g->problem)))
+            return fail(err, errlen, "--problem", "out of memory");
+        if (wk_problem_open(g->problem_path, &po, g->problem, err, errlen) < 0) {
+            free(g->problem);
+            g->problem = NULL;
+            return -1;
+        }
+    } else {
+        wk_mat_opts mo = { .allow_hardlinks = g->allow_hardlinks };
+        if (wk_mat_open_dir(g->tests_dir, &mo, &g->mat, err, errlen) < 0 ||
+            wk_testdir_read(g->mat, "", &g->tests, &g->ntests, err, errlen) < 0)
+            return -1;
+    }
     memset(j, 0, sizeof *j);
     g->files = calloc(c->spec.nfiles + 1, sizeof *g->files);
     if (!g->files)
@@ -219,11 +242,25 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     return 0;
 }
 
+int wk_cli_grade_ship(wk_cli_grade *g)
+{
+    if (!g->problem)
+        return 0;
+    size_t n;
+    const q_file *f = wk_mat_files_read(g->problem->m, &n);
+    g->grade.problem_files = (q_prog){ .files = (q_file *)f, .nfiles = n };
+    return 0;
+}
+
 void wk_cli_grade_free(wk_cli_grade *g)
 {
     if (g->tests)
         wk_testdir_free(g->tests, g->ntests);
     wk_mat_close(g->mat);
+    if (g->problem) {
+        wk_problem_free(g->problem);
+        free(g->problem);
+    }
     for (size_t i = 0; i < g->nchecker_files; i++)
         free(g->checker_bufs[i]);
     free(g->source);

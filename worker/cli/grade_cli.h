@@ -16,6 +16,7 @@
 typedef struct wk_cli_grade {
     bool any;                       /* a grading option was given */
     const char *tests_dir;
+    const char *problem_path;       /* --problem PATH */
     const char *languages;          /* --languages FILE */
     const char *language;
     char *source;                   /* --source FILE's bytes */
@@ -40,6 +41,7 @@ typedef struct wk_cli_grade {
     q_file *files;
     q_file *inter_files;
     struct wk_mat *mat;             /* the material the tests borrow from */
+    struct wk_problem *problem;     /* --problem, read (tests come at grading) */
 } wk_cli_grade;
 
 /* Tries argv[*i] as a grading option (consuming its value): 1 when it was
@@ -48,6 +50,10 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
 /* Reads the tests and fills j (id left to the caller) from the run options
  * and the grading ones; j borrows from c and g. */
 int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, size_t errlen);
+/* For `gradeq submit --problem`: the job carries exactly the files of the
+ * problem that reading it read (problem_files), nothing else of the
+ * folder. */
+int wk_cli_grade_ship(wk_cli_grade *g);
 void wk_cli_grade_free(wk_cli_grade *g);
 extern const char wk_cli_grade_help[];
 

@@ -26,6 +26,7 @@
 #include "worker/engine/engine.h"
 #include "worker/engine/grade_files.h"
 #include "worker/engine/interact.h"
+#include "worker/engine/std_checkers.h"
 #include "worker/engine/score.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
@@ -158,6 +159,12 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
                  q_graded *g, char *msg, wk_graded *out)
 {
     const q_grade *gr = p->g;
+    if (gr->checker == Q_CHECK_TESTLIB) {
+        int v = wk_check_std(gr->std, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg);
+        g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
+        g->checker_message = msg[0] ? msg : NULL;
+        return 0;
+    }
     if (gr->checker != Q_CHECK_PROGRAM) {
         if (!wk_check_text(gr->checker, gr->eps, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg))
             g->status = WK_ST_WRONG_ANSWER;
