@@ -145,6 +145,33 @@ int wk_mat_open_dir(const char *dir, const wk_mat_opts *opts, wk_mat **out, char
     return 0;
 }
 
+int wk_mat_open_held(const char *dir, const char *name, const wk_mat_opts *opts, wk_mat **out, char *err,
+                     size_t errlen)
+{
+    char q[WK_MAT_QUOTE_MAX], why[128];
+    *out = NULL;
+    if (strchr(name, '/') || wk_mat_path_check(name, why, sizeof why) < 0)
+        return snprintf(err, errlen, "%s: not the name of a problem", wk_mat_quote(q, sizeof q, name)), -1;
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return snprintf(err, errlen, "%s: %s", wk_mat_quote(q, sizeof q, dir), strerror(errno)), -1;
+    int fd = wk_beneath_open(d, name, O_RDONLY | O_DIRECTORY);
+    int e = errno;
+    close(d);
+    if (fd < 0)
+        return snprintf(err, errlen, "problem %s: %s", wk_mat_quote(q, sizeof q, name),
+                        e == ENOENT ? "no such problem here" : e == ELOOP || e == ENOTDIR ? "not a folder (a link?)"
+                                                                                          : strerror(e)), -1;
+    wk_mat *m = new_mat(opts, name);
+    if (!m) {
+        close(fd);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    m->root = fd;
+    *out = m;
+    return 0;
+}
+
 /* Whether a (sorted before b) is b's directory: "a" then "a/...". */
 static bool dir_of(const char *a, const char *b)
 {

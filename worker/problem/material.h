@@ -45,6 +45,10 @@ typedef struct wk_mat_opts {
 
 /* A folder on disk (opts may be NULL). */
 int wk_mat_open_dir(const char *dir, const wk_mat_opts *opts, wk_mat **out, char *err, size_t errlen);
+/* The folder `name` of the operator's folder dir (a held problem): name
+ * is one component, and itself no link. */
+int wk_mat_open_held(const char *dir, const char *name, const wk_mat_opts *opts, wk_mat **out, char *err,
+                     size_t errlen);
 /* Files in memory under checked names (a job's, an archive's), borrowed:
  * they outlive the material. `what` names it in messages ("problem",
  * "x.zip"). Names are checked with wk_mat_path_check; two files of one
