@@ -41,10 +41,13 @@ void wk_problem_free(wk_problem *p)
     for (size_t i = 0; i < p->nheaders; i++)
         free(p->headers[i].name);
     wk_mat_close(p->m);
-    if (p->archive) {
-        wk_zip_free(p->archive);
-        free(p->archive);
-    }
+    wk_mat_close(p->data);
+    void *zips[] = { p->archive, p->data_archive };
+    for (size_t i = 0; i < 2; i++)
+        if (zips[i]) {
+            wk_zip_free(zips[i]);
+            free(zips[i]);
+        }
     memset(p, 0, sizeof *p);
 }
 

@@ -50,6 +50,9 @@ typedef struct wk_problem {
     wk_format format;
     wk_mat *m;              /* owned */
     void *archive;          /* owned wk_zip, when m is an archive's */
+    wk_mat *data;           /* owned: where tests are read when not m (DMOJ's
+                             * archive), NULL */
+    void *data_archive;     /* owned wk_zip of data */
     /* Limits the package gives (0: not given). */
     uint64_t cpu_ms, memory_bytes, output_bytes;
     /* The tests (names owned, data borrowed from m or from prepare). */

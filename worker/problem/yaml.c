@@ -158,7 +158,8 @@ static int emit(yr *y, int type, int d, bool null, bool quoted, size_t where)
         if (memchr(y->val, 0, y->vlen))
             return fail_at(y, where, "a NUL character in a value");
     }
-    wk_yaml_ev ev = { type, d, y->kp[d], y->index[d], y->kp, type == WK_YAML_SCALAR ? y->val : NULL,
+    wk_yaml_ev ev = { type, d, type == WK_YAML_END ? NULL : y->kp[d], y->index[d], y->kp,
+                      type == WK_YAML_SCALAR ? y->val : NULL,
                       type == WK_YAML_SCALAR ? y->vlen : 0, null, quoted, line_of(y, where) };
     return y->fn(y->ctx, &ev, y->err, y->errlen);
 }

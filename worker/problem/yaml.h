@@ -42,7 +42,8 @@ typedef struct wk_yaml_ev {
                              * one ENDs, or a scalar */
     int depth;              /* the document's node is at 0; a collection's
                              * entries one deeper (END: the collection's) */
-    const char *key;        /* in a mapping: this node's key, else NULL */
+    const char *key;        /* in a mapping: this node's key, else (and
+                             * for END) NULL */
     size_t index;           /* in a sequence: this node's position */
     const char *const *keys; /* keys[1..depth]: the key of each enclosing
                              * level (NULL where it is a sequence entry) */

@@ -115,7 +115,8 @@ static int entry(const unsigned char *b, size_t len, size_t *at, size_t cd_end, 
     if (wk_mat_path_check(name, why, sizeof why) < 0)
         return fail(err, errlen, what, name, "%s", why);
     unsigned mode = ext >> 16;
-    if ((made >> 8) == 3 && mode) { /* made on Unix: the mode is in the high half */
+    if ((made >> 8) == 3 && (mode & S_IFMT)) { /* made on Unix: the mode is in the high half (some
+                                                 * writers give only permissions: a file) */
         if (S_ISLNK(mode))
             return fail(err, errlen, what, name, "a symbolic link (archives are read without links)");
         if (!S_ISREG(mode) && !S_ISDIR(mode))
