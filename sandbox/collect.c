@@ -154,6 +154,43 @@ static int walk_dir(walk *w, int fd_dir, const char *prefix, unsigned depth)
     return rc;
 }
 
+/* Only the entry `name` of /box (fd_box, owned: closed here): a regular
+ * file is taken, a directory walked; anything else, or nothing there, is
+ * nothing to take. */
+static int take_only(walk *w, int fd_box, const char *name)
+{
+    struct stat st;
+    int rc = 0;
+    if (strchr(name, '/') || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        close(fd_box);
+        return sbx_fail(w->err, w->errlen, "collect: only takes a name directly in /box");
+    }
+    if (fstatat(fd_box, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        rc = errno == ENOENT ? 0 : errno == EACCES ? refuse(w, "not readable", name) : fail_errno(w, "fstatat", name);
+        close(fd_box);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        close(fd_box);
+        return 0;
+    }
+    int fd = openat(fd_box, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    close(fd_box);
+    if (fd < 0)
+        return errno == EACCES || errno == EPERM ? refuse(w, "not readable", name) : fail_errno(w, "opening", name);
+    if (fstat(fd, &st) < 0) {
+        rc = fail_errno(w, "fstat", name);
+        close(fd);
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = w->c->max_depth ? walk_dir(w, fd, name, 1) : (close(fd), refuse(w, "directories nested too deep", name));
+    } else {
+        if (S_ISREG(st.st_mode))
+            rc = take(w, fd, &st, name);
+        close(fd);
+    }
+    return rc;
+}
+
 int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen)
 {
     walk w = { c, 0, err, errlen };
@@ -164,7 +201,7 @@ int collect_dir(int dirfd, sbx_collect *c, char *err, size_t errlen)
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return sbx_fail_errno(err, errlen, "collect: opening /box");
-    int rc = walk_dir(&w, fd, "", 0);
+    int rc = c->only ? take_only(&w, fd, c->only) : walk_dir(&w, fd, "", 0);
     if (rc != 0)
         sbx_collect_free(c);
     return rc < 0 ? -1 : 0;

@@ -100,6 +100,9 @@ typedef struct sbx_collect {
     size_t nfiles;
     uint64_t bytes;
     char refused[SBX_ERR_LEN]; /* "" unless a bound was crossed */
+    const char *only;     /* in: NULL, or the one name directly in /box to
+                           * take (a file, or a directory and what is in
+                           * it); nothing else is looked at */
 } sbx_collect;
 void sbx_collect_free(sbx_collect *c);
 

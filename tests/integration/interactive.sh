@@ -41,8 +41,11 @@ check "a judge over its own CPU limit (--cpu-ms for both): INTERACTOR_ERROR" \
     'verdict --cpu-ms 300 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" | grep -q "^gradeq: INTERACTOR_ERROR.*interactor: TIME_LIMIT *$"'
 check "a judge over --interactor-cpu-ms: INTERACTOR_ERROR" \
     '[ "$(five --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
-check "a judge crashing first (exit 2), the program failing after: INTERACTOR_ERROR" \
-    '[ "$(five --interactor "/bin/sh -c \"exit 2\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
+check "a judge failing first (testlib's FAIL, exit 3), the program failing after: INTERACTOR_ERROR" \
+    '[ "$(five --interactor "/bin/sh -c \"exit 3\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
+check "a judge rejecting first with testlib's 2 (presentation) or 8 (unexpected EOF): WRONG_ANSWER" \
+    '[ "$(five --interactor "/bin/sh -c \"exit 2\"" -- "$P/eof_exit")" = "WRONG_ANSWER " ] &&
+     [ "$(five --interactor "/bin/sh -c \"exit 8\"" -- "$P/eof_exit")" = "WRONG_ANSWER " ]'
 check "a program crashing first, the judge rejecting after: the program's SIGNALED" \
     '[ "$(five --interactor "/bin/sh -c \"cat >/dev/null; exit 1\"" -- "$P/segv")" = "SIGNALED " ]'
 check "--interactor-memory reaches the interactor" \

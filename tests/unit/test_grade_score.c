@@ -62,6 +62,7 @@ static void run(const char *const *st, const q_points *partial, q_group_result *
         if (wk_score_skip(&s, t, graded, grade.stop_on_failure ? first : -1, msgs[t])) {
             graded[t].status = WK_ST_SKIPPED;
             graded[t].checker_message = msgs[t];
+            wk_score_after(&s, t, graded);
             continue;
         }
         graded[t].status = st[t];

@@ -300,7 +300,7 @@ static void testdir_layouts(void **state)
     size_t n;
     wk_mat *m;
     assert_int_equal(wk_mat_open_dir(dir, NULL, &m, err, sizeof err), 0);
-    assert_int_equal(wk_testdir_read(m, "", &t, &n, err, sizeof err), 0);
+    assert_int_equal(wk_testdir_read(m, "", true, &t, &n, err, sizeof err), 0);
     assert_int_equal(n, 4);
     assert_string_equal(t[0].name, "2");
     assert_string_equal(t[1].name, "07");
@@ -310,19 +310,27 @@ static void testdir_layouts(void **state)
     assert_memory_equal(t[1].expected, "SEVEN", 5);
     assert_memory_equal(t[0].expected, "TWO", 3);
     wk_testdir_free(t, n);
+    /* An interactor judges: an input alone is a test, with no answer. */
+    assert_int_equal(wk_testdir_read(m, "", false, &t, &n, err, sizeof err), 0);
+    assert_int_equal(n, 5);
+    assert_string_equal(t[3].name, "orphan");
+    assert_null(t[3].expected);
+    assert_memory_equal(t[3].stdin_data, "no answer", 9);
+    assert_non_null(t[4].expected);
+    wk_testdir_free(t, n);
     wk_mat_close(m);
 
     char empty[420];
     snprintf(empty, sizeof empty, "%s/empty", f->top);
     assert_int_equal(mkdir(empty, 0755), 0);
     assert_int_equal(wk_mat_open_dir(empty, NULL, &m, err, sizeof err), 0);
-    assert_int_equal(wk_testdir_read(m, "", &t, &n, err, sizeof err), -1);
+    assert_int_equal(wk_testdir_read(m, "", true, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "no tests"));
     wk_mat_close(m);
     put(dir, "2", "two again"); /* 2.in and 2 both: which is meant? */
     put(dir, "2.a", "TWO");
     assert_int_equal(wk_mat_open_dir(dir, NULL, &m, err, sizeof err), 0);
-    assert_int_equal(wk_testdir_read(m, "", &t, &n, err, sizeof err), -1);
+    assert_int_equal(wk_testdir_read(m, "", true, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "test 2 is there in both layouts"));
     wk_mat_close(m);
 }
@@ -345,7 +353,7 @@ static void testdir_links_refused(void **state)
         size_t n;
         wk_mat *m;
         assert_int_equal(wk_mat_open_dir(dir, NULL, &m, err, sizeof err), 0);
-        assert_int_equal(wk_testdir_read(m, "", &t, &n, err, sizeof err), -1);
+        assert_int_equal(wk_testdir_read(m, "", true, &t, &n, err, sizeof err), -1);
         assert_non_null(strstr(err, "01.a: a symbolic link"));
         assert_null(strstr(err, MARKER));
         wk_mat_close(m);
@@ -356,7 +364,7 @@ static void testdir_links_refused(void **state)
     size_t n;
     wk_mat *m;
     assert_int_equal(wk_mat_open_dir(dir, NULL, &m, err, sizeof err), 0);
-    assert_int_equal(wk_testdir_read(m, "", &t, &n, err, sizeof err), -1);
+    assert_int_equal(wk_testdir_read(m, "", true, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "01.a: a file with other hard links"));
     wk_mat_close(m);
 }

@@ -2,7 +2,9 @@
  * (sbx_spec.collect), against a program that chose every name and type:
  * a whiteout device (0:0, which anyone may make) and a fifo are skipped,
  * never a sandbox error; names in the refusal are shown escaped; a refused
- * tree leaks no descriptor of the caller's. */
+ * tree leaks no descriptor of the caller's; `only` takes the one name asked
+ * for (a file, or a directory's files) and nothing else, a link or a fifo
+ * of that name never followed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,13 +17,18 @@
 #include "sandbox/sandbox.h"
 #include "tests/lib/sandbox_fixtures.h"
 
-static void run_sh(const char *cmd, sbx_collect *c, sbx_result *r)
+static void run_only(const char *cmd, const char *only, sbx_collect *c, sbx_result *r)
 {
     const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-    *c = (sbx_collect){ .max_files = 64, .max_bytes = 1 << 20, .max_depth = 4 };
+    *c = (sbx_collect){ .max_files = 64, .max_bytes = 1 << 20, .max_depth = 4, .only = only };
     sbx_spec s = { .argv = argv, .collect = c };
     sbx_limits_default(&s.limits);
     assert_int_equal(sbx_run(sx_box, &s, r), 0);
+}
+
+static void run_sh(const char *cmd, sbx_collect *c, sbx_result *r)
+{
+    run_only(cmd, NULL, c, r);
 }
 
 static bool took(const sbx_collect *c, const char *name)
@@ -90,12 +97,49 @@ static void refused_trees_leak_no_fd(void **state)
     assert_int_equal(open_fds(), before);
 }
 
+static void only_the_name_asked_for(void **state)
+{
+    (void)state;
+    sbx_collect c;
+    sbx_result r;
+    run_only("echo 42 > tout; echo no > other; mkdir d; echo no > d/tout", "tout", &c, &r);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(c.nfiles, 1);
+    assert_true(took(&c, "tout"));
+    assert_int_equal(c.files[0].len, 3);
+    sbx_result_free(&r);
+    sbx_collect_free(&c);
+    run_only("mkdir -p feedback/x; echo m > feedback/judgemessage.txt; echo s > feedback/x/score.txt; echo no > f",
+             "feedback", &c, &r);
+    assert_int_equal(c.nfiles, 2);
+    assert_true(took(&c, "feedback/judgemessage.txt") && took(&c, "feedback/x/score.txt"));
+    sbx_result_free(&r);
+    sbx_collect_free(&c);
+    /* Not there, a link to a file outside /box, a fifo: nothing, no error. */
+    static const char *const cmds[] = { "echo no > other", "ln -s /etc/passwd tout", "mkfifo tout" };
+    for (size_t i = 0; i < 3; i++) {
+        run_only(cmds[i], "tout", &c, &r);
+        sx_assert_status(&r, SBX_OK);
+        assert_int_equal(c.nfiles, 0);
+        assert_string_equal(c.refused, "");
+        sbx_result_free(&r);
+        sbx_collect_free(&c);
+    }
+    /* Over the bound: refused, said why. */
+    run_only("head -c 2000000 /dev/zero > tout", "tout", &c, &r);
+    assert_int_equal(c.nfiles, 0);
+    assert_non_null(strstr(c.refused, "more bytes than allowed"));
+    sbx_result_free(&r);
+    sbx_collect_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(devices_and_fifos_are_skipped, sx_test_setup),
         cmocka_unit_test_setup(names_in_refusals_are_escaped, sx_test_setup),
         cmocka_unit_test_setup(refused_trees_leak_no_fd, sx_test_setup),
+        cmocka_unit_test_setup(only_the_name_asked_for, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

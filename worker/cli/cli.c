@@ -29,8 +29,11 @@ const char wk_cli_run_help[] =
     "  --file NAME=PATH    place PATH in /box as NAME (repeatable)\n"
     "  --interactor 'PROGRAM ARGS'  run against an interactor: its stdout is the\n"
     "                      program's stdin and the program's stdout its stdin;\n"
-    "                      --stdin becomes its file `input`; exit 0 OK, 1 WRONG_ANSWER;\n"
-    "                      it gets the program's limits, but for these three:\n"
+    "                      --stdin becomes its file `input`, and it is run as\n"
+    "                      PROGRAM ARGS input tout (testlib's way); exit 0 OK,\n"
+    "                      1, 2 or 8 WRONG_ANSWER, 7 PARTIAL (testlib's points),\n"
+    "                      anything else INTERACTOR_ERROR; it gets the program's\n"
+    "                      limits, but for these three:\n"
     "  --interactor-cpu-ms N, --interactor-wall-ms N, --interactor-memory SIZE\n"
     "                      The command is split on blanks and tabs; '...' and\n"
     "                      \"...\" group words (quotes removed, no escapes, no\n"
@@ -224,6 +227,14 @@ static int localize(wk_cli_run *c, char **prog, sbx_file *files, size_t *n, size
     return 0;
 }
 
+int wk_cli_run_interactor(wk_cli_run *c, char *err, size_t errlen)
+{
+    if (!c->has_interactor || c->inter_localized)
+        return 0;
+    c->inter_localized = true;
+    return localize(c, &c->inter_argv[0], c->inter_files, &c->ninter_files, 64, err, errlen);
+}
+
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen)
 {
     if (!c->limits_given && !c->limits.cpu_ms)
@@ -236,8 +247,7 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
         c->argv[k - i] = argv[k];
     c->argv[argc - i] = NULL;
     if (localize(c, &c->argv[0], c->files, &c->spec.nfiles, WK_MAX_FILES, err, errlen) < 0 ||
-        (c->has_interactor &&
-         localize(c, &c->inter_argv[0], c->inter_files, &c->ninter_files, 64, err, errlen) < 0))
+        wk_cli_run_interactor(c, err, errlen) < 0)
         return -1;
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;

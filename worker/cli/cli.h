@@ -42,6 +42,7 @@ typedef struct wk_cli_run {
     size_t ninter_files;
     uint64_t inter_limits[WK_LIM_COUNT]; /* --interactor-cpu-ms, -wall-ms, -memory: */
     unsigned inter_given;      /* in WK_LIM_ order, bit i when given */
+    bool inter_localized;      /* a local interactor file is among inter_files */
     uint64_t transcript_bytes; /* --transcript SIZE */
     bool json;
     bool require_isolation;
@@ -53,6 +54,10 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
 /* After the options: the program and its arguments (argv[i..]). A PROGRAM
  * that is a local file outside the system dirs travels into /box. */
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
+/* An interactor that is a local file outside the system dirs travels into
+ * its /box (done by wk_cli_run_program; a grading with a language preset,
+ * which has no PROGRAM, calls it alone). */
+int wk_cli_run_interactor(wk_cli_run *c, char *err, size_t errlen);
 void wk_cli_run_free(wk_cli_run *c);
 /* The interactor's limits: the program's, with those given for it. */
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out);

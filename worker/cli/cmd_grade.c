@@ -26,18 +26,21 @@ static void usage(FILE *f)
  * the one object); on a terminal a [done/total] counter follows them. */
 typedef struct progress {
     FILE *f;
-    size_t total;
+    size_t total, done;
     bool tty;
 } progress;
 
+/* Lines come in the order tests run (a group is brought in whole). */
 static void on_test(void *ctx, size_t i, const q_graded *t)
 {
     progress *p = ctx;
+    (void)i;
+    p->done++;
     if (p->tty)
         fputs("\r\033[K", p->f);
     wk_print_test_line(p->f, t);
-    if (p->tty && i + 1 < p->total)
-        fprintf(p->f, "[%zu/%zu]", i + 1, p->total);
+    if (p->tty && p->done < p->total)
+        fprintf(p->f, "[%zu/%zu]", p->done, p->total);
     fflush(p->f);
 }
 
@@ -85,7 +88,7 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, q_job *j, const wk_langs *langs
         return prc ? prc : 2;
     }
     FILE *f = c->json ? stderr : stdout;
-    progress pr = { f, j->grade->ntests, isatty(fileno(f)) == 1 };
+    progress pr = { f, j->grade->ntests, 0, isatty(fileno(f)) == 1 };
     plan.on_test = on_test;
     plan.ctx = &pr;
     wk_graded out;
@@ -136,11 +139,12 @@ int wk_cmd_grade(int argc, char **argv)
         if (rc == 0)
             break;
     }
-    if (i < argc || !g.language) {
-        if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
-            fprintf(stderr, "gradeq grade: %s\n", err);
-            goto bad;
-        }
+    /* A language preset gives the program; a local interactor travels all
+     * the same. */
+    if ((i < argc || !g.language) ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0
+                                  : wk_cli_run_interactor(&c, err, sizeof err) < 0) {
+        fprintf(stderr, "gradeq grade: %s\n", err);
+        goto bad;
     }
     q_job j;
     wk_langs langs = { 0 };

@@ -68,15 +68,20 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
     sbx_spec inter = { .argv = (const char *const *)c->inter_argv, .files = c->inter_files,
                        .nfiles = c->ninter_files };
     wk_cli_interactor_limits(c, &inter.limits);
-    sbx_file input = { "input", c->spec.stdin_data, c->spec.stdin_len, false };
-    if (c->spec.stdin_data && c->ninter_files < 64) {
-        c->inter_files[c->ninter_files] = input;
+    /* The test data is its file `input` (empty without --stdin), unless
+     * --interactor-file gave one of that name: the user's file wins. */
+    bool own_input = false;
+    for (size_t i = 0; i < c->ninter_files; i++)
+        own_input |= strcmp(c->inter_files[i].name, "input") == 0;
+    if (!own_input && c->ninter_files < 64) {
+        c->inter_files[c->ninter_files] = (sbx_file){ "input", c->spec.stdin_data, c->spec.stdin_len, false };
         inter.nfiles++;
     }
     c->spec.stdin_data = NULL;
     c->spec.stdin_len = 0;
     wk_pair pair;
-    int rc = wk_run_pair(box, &c->spec, ibox, &inter, (size_t)c->transcript_bytes, &pair);
+    int rc = wk_run_pair(box, &c->spec, ibox, &inter, &(wk_pair_opts){ .transcript_bytes = (size_t)c->transcript_bytes },
+                         &pair);
     wk_pair_to_wire(&pair, NULL, NULL, 0, names, w);
     c->json ? wk_print_json(stdout, w) : wk_print_plain(w);
     wk_pair_free(&pair);

@@ -129,8 +129,10 @@ int wk_cmd_submit(int argc, char **argv)
         if (rc == 0)
             break;
     }
-    /* A language preset gives the program. */
-    if ((i < argc || !g.language) && wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+    /* A language preset gives the program; a local interactor travels all
+     * the same. */
+    if ((i < argc || !g.language) ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0
+                                  : wk_cli_run_interactor(&c, err, sizeof err) < 0) {
         wk_cli_run_free(&c);
         wk_cli_grade_free(&g);
         return wk_usage_error("submit", "%s", err);

@@ -31,11 +31,22 @@ const char wk_cli_grade_help[] =
     "                      --compile and PROGRAM (`gradeq languages` lists them)\n"
     "  --languages FILE    the presets (default: deploy/languages beside gradeq)\n"
     "  --checker RULE      exact, lines (default: trailing blanks and empty lines\n"
-    "                      ignored), tokens, float:EPS, or 'PROG ARGS': run with\n"
-    "                      input output answer; exit 0 OK, 1 or 2 WRONG_ANSWER\n"
+    "                      ignored), tokens, float:EPS, or 'PROG ARGS': testlib's\n"
+    "                      way, run with input output answer; exit 0 OK, 1, 2 or 8\n"
+    "                      WRONG_ANSWER, 7 points (`points X` on stderr); with\n"
+    "                      --interactor it judges what the interactor wrote (tout)\n"
+    "  --checker-convention testlib|cms|kattis  cms: run with input answer output,\n"
+    "                      a fraction 0..1 on stdout; kattis: input answer\n"
+    "                      feedback_dir, the output on stdin, exit 42 OK, 43 wrong\n"
     "  --checker-file NAME=PATH  a file for the checker's /box (repeatable)\n"
+    "  --checker-cpu-ms N, --checker-wall-ms N, --checker-memory SIZE\n"
+    "                      the checker's limits (default the sandbox's: 1 s, 256M)\n"
+    "  --points NAME=X     test NAME is worth X points (default 1; repeatable)\n"
+    "  --group 'name=N points=X scoring=all|min|sum|product tests=A,B,C..D\n"
+    "          depends_on=G,H stop_on_failure'  a subtask (repeatable, in order)\n"
     "  --stop-on-failure   the first failed test ends the grading (the rest SKIPPED)\n"
-    "  --test-output-max SIZE  each test's stdout and stderr kept (default 4K)\n";
+    "  --test-output-max SIZE  each test's stdout and stderr kept (default 4K)\n"
+    "With --interactor a test needs no answer file (NAME.in alone).\n";
 
 static int fail(char *err, size_t errlen, const char *what, const char *why)
 {
@@ -147,6 +158,33 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
         rc = checker_option(g, v, err, errlen);
     } else if (strcmp(a, "--checker-file") == 0) {
         rc = checker_file(g, v, err, errlen);
+    } else if (strcmp(a, "--checker-convention") == 0) {
+        int k = Q_CONV_KATTIS;
+        while (v && k >= 0 && strcmp(q_convention_name((q_check_convention)k), v) != 0)
+            k--;
+        if (!v || k < 0)
+            return fail(err, errlen, a, "needs testlib, cms or kattis");
+        g->convention = (q_check_convention)k;
+        rc = 1;
+    } else if (strcmp(a, "--checker-cpu-ms") == 0 || strcmp(a, "--checker-wall-ms") == 0 ||
+               strcmp(a, "--checker-memory") == 0) {
+        int k = a[10] == 'c' ? Q_LIM_CPU_MS : a[10] == 'w' ? Q_LIM_WALL_MS : Q_LIM_MEMORY_BYTES;
+        if ((k == Q_LIM_MEMORY_BYTES ? wk_parse_size(v, &g->checker_limits[k]) : wk_parse_uint(v, &g->checker_limits[k])) <
+            0)
+            return fail(err, errlen, a, k == Q_LIM_MEMORY_BYTES ? "needs a SIZE" : "needs a non-negative integer");
+        g->checker_given |= 1u << k;
+        rc = 1;
+    } else if (strcmp(a, "--points") == 0 || strcmp(a, "--group") == 0) {
+        bool pts = a[2] == 'p';
+        if (!v)
+            return fail(err, errlen, a, pts ? "needs NAME=POINTS" : "needs 'name=N tests=A,B ...'");
+        if ((pts ? g->npoints : g->ngroup_args) == Q_TESTS_MAX)
+            return fail(err, errlen, a, "given too many times");
+        if (pts)
+            g->points_args[g->npoints++] = v;
+        else
+            g->group_args[g->ngroup_args++] = v;
+        rc = 1;
     } else if (strcmp(a, "--test-output-max") == 0) {
         if (wk_parse_size(v, &g->test_output_max) < 0 || g->test_output_max > (64u << 20))
             return fail(err, errlen, a, "needs a SIZE up to 64M");
@@ -189,6 +227,8 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     if (c->transcript_bytes)
         return fail(err, errlen, "--transcript", "not kept when grading");
     if (g->problem_path) {
+        if (g->npoints || g->ngroup_args)
+            return fail(err, errlen, g->npoints ? "--points" : "--group", "not with --problem (the problem gives them)");
         wk_problem_opts po = { .allow_hardlinks = g->allow_hardlinks };
         if (!(g->problem = calloc(1, sizeof *g->problem)))
             return fail(err, errlen, "--problem", "out of memory");
@@ -200,9 +240,13 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     } else {
         wk_mat_opts mo = { .allow_hardlinks = g->allow_hardlinks };
         if (wk_mat_open_dir(g->tests_dir, &mo, &g->mat, err, errlen) < 0 ||
-            wk_testdir_read(g->mat, "", &g->tests, &g->ntests, err, errlen) < 0)
+            wk_testdir_read(g->mat, "", !c->has_interactor, &g->tests, &g->ntests, err, errlen) < 0 ||
+            wk_cli_points(g, err, errlen) < 0 || wk_cli_groups(g, err, errlen) < 0)
             return -1;
     }
+    if (g->checker != Q_CHECK_PROGRAM && (g->checker_given || g->convention != Q_CONV_TESTLIB))
+        return fail(err, errlen, g->checker_given ? "--checker-cpu-ms, -wall-ms, -memory" : "--checker-convention",
+                    "need --checker 'PROG ARGS'");
     memset(j, 0, sizeof *j);
     g->files = calloc(c->spec.nfiles + 1, sizeof *g->files);
     if (!g->files)
@@ -214,17 +258,20 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
                         .limits_present = c->limits_given };
     memcpy(j->prog.limits, &c->limits, sizeof j->prog.limits);
     q_grade *gr = &g->grade;
-    *gr = (q_grade){ .tests = g->tests, .ntests = g->ntests, .checker = g->checker, .eps = g->eps,
+    *gr = (q_grade){ .tests = g->tests, .ntests = g->ntests, .groups = g->groups, .ngroups = g->ngroups,
+                     .checker = g->checker, .eps = g->eps, .convention = g->convention,
                      .stop_on_failure = g->stop_on_failure, .language = (char *)g->language,
                      .source = g->source, .source_len = g->source_len };
     if (g->compile_argv[0]) {
         gr->has_compile = true;
         gr->compile = (q_prog){ .argv = g->compile_argv, .argc = count(g->compile_argv) };
     }
-    if (g->checker == Q_CHECK_PROGRAM)
+    if (g->checker == Q_CHECK_PROGRAM) {
         gr->checker_prog = (q_prog){ .argv = g->checker_argv, .argc = count(g->checker_argv),
                                      .files = g->nchecker_files ? g->checker_files : NULL,
-                                     .nfiles = g->nchecker_files };
+                                     .nfiles = g->nchecker_files, .limits_present = g->checker_given };
+        memcpy(gr->checker_prog.limits, g->checker_limits, sizeof gr->checker_prog.limits);
+    }
     if (c->has_interactor) {
         g->inter_files = calloc(c->ninter_files + 1, sizeof *g->inter_files);
         if (!g->inter_files)
@@ -232,11 +279,15 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
         for (size_t i = 0; i < c->ninter_files; i++)
             g->inter_files[i] = (q_file){ (char *)c->inter_files[i].name, c->inter_files[i].data,
                                           c->inter_files[i].len };
+        /* The program's limits, with those given for the interactor. */
         j->has_interactor = true;
         j->interactor = (q_prog){ .argv = (char **)c->inter_argv, .argc = count(c->inter_argv),
                                   .files = c->ninter_files ? g->inter_files : NULL, .nfiles = c->ninter_files,
-                                  .limits_present = j->prog.limits_present };
+                                  .limits_present = j->prog.limits_present | c->inter_given };
         memcpy(j->interactor.limits, j->prog.limits, sizeof j->interactor.limits);
+        for (int i = 0; i < Q_LIM_COUNT; i++)
+            if (c->inter_given & (1u << i))
+                j->interactor.limits[i] = c->inter_limits[i];
     }
     j->grade = gr;
     return 0;
@@ -254,6 +305,7 @@ int wk_cli_grade_ship(wk_cli_grade *g)
 
 void wk_cli_grade_free(wk_cli_grade *g)
 {
+    wk_cli_groups_free(g);
     if (g->tests)
         wk_testdir_free(g->tests, g->ntests);
     wk_mat_close(g->mat);

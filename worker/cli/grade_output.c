@@ -23,10 +23,14 @@ static void json_graded(FILE *f, const q_graded *t, bool test)
     wk_base64(f, t->stderr_buf, t->stderr_len);
     fprintf(f, "\",\"stdout_truncated\":%s", t->stdout_truncated ? "true" : "false");
     if (test) {
+        char a[Q_POINTS_TEXT], b[Q_POINTS_TEXT];
         fputs(",\"name\":", f);
         wk_json_string(f, t->name);
         fputs(",\"checker_message\":", f);
         t->checker_message ? wk_json_string(f, t->checker_message) : (void)fputs("null", f);
+        fputs(",\"group\":", f);
+        t->group ? wk_json_string(f, t->group) : (void)fputs("null", f);
+        fprintf(f, ",\"score\":%s,\"max_score\":%s", q_points_format(t->score, a), q_points_format(t->max_score, b));
     } else {
         fprintf(f, ",\"stderr_truncated\":%s", t->stderr_truncated ? "true" : "false");
     }
@@ -44,7 +48,26 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
         fputs(i ? "," : "", f);
         json_graded(f, &g->tests[i], true);
     }
-    fprintf(f, "],\"passed\":%llu,\"total\":%llu", (unsigned long long)g->passed, (unsigned long long)g->total);
+    fputc(']', f);
+    char a[Q_POINTS_TEXT], b[Q_POINTS_TEXT];
+    if (g->ngroups) {
+        fputs(",\"groups\":[", f);
+        for (size_t i = 0; i < g->ngroups; i++) {
+            const q_group_result *gr = &g->groups[i];
+            fputs(i ? ",{\"name\":" : "{\"name\":", f);
+            wk_json_string(f, gr->name);
+            fputs(",\"status\":", f);
+            wk_json_string(f, gr->status);
+            fprintf(f, ",\"score\":%s,\"max_score\":%s,\"message\":", q_points_format(gr->score, a),
+                    q_points_format(gr->max_score, b));
+            gr->message ? wk_json_string(f, gr->message) : (void)fputs("null", f);
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
+    /* Scores as JSON numbers: decimal text, exact as written. */
+    fprintf(f, ",\"passed\":%llu,\"total\":%llu,\"score\":%s,\"max_score\":%s", (unsigned long long)g->passed,
+            (unsigned long long)g->total, q_points_format(g->score, a), q_points_format(g->max_score, b));
 }
 
 /* s with what is not text (wk_text_char) as '?', at most max bytes: a
@@ -58,16 +81,42 @@ static void safe(FILE *f, const char *s, size_t max)
     }
 }
 
+/* "score/max" */
+static void score(FILE *f, q_points got, q_points max)
+{
+    char a[Q_POINTS_TEXT], b[Q_POINTS_TEXT];
+    fprintf(f, "%s/%s", q_points_format(got, a), q_points_format(max, b));
+}
+
 void wk_print_test_line(FILE *f, const q_graded *t)
 {
     fputs("test ", f);
     safe(f, t->name, Q_TEST_NAME_MAX);
-    fprintf(f, "  %-16s", t->status);
+    fputs("  ", f);
+    safe(f, t->status, 64);
+    fprintf(f, "%*s", (int)(strlen(t->status) < 16 ? 16 - strlen(t->status) : 0), "");
     if (strcmp(t->status, "SKIPPED") != 0)
         fprintf(f, " %7.3f s %8.1f MiB", t->cpu_us / 1e6, t->memory_bytes / 1048576.0);
+    fputs("  ", f);
+    score(f, t->score, t->max_score);
     if (t->checker_message) {
         fputs("  ", f);
         safe(f, t->checker_message, 256);
+    }
+    fputc('\n', f);
+}
+
+static void print_group(FILE *f, const q_group_result *g)
+{
+    fputs("group ", f);
+    safe(f, g->name, Q_TEST_NAME_MAX);
+    fputs("  ", f);
+    safe(f, g->status, 64);
+    fputs("  ", f);
+    score(f, g->score, g->max_score);
+    if (g->message) {
+        fputs("  ", f);
+        safe(f, g->message, 256);
     }
     fputc('\n', f);
 }
@@ -78,6 +127,8 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
     if (lines)
         for (size_t i = 0; i < g->ntests; i++)
             wk_print_test_line(f, &g->tests[i]);
+    for (size_t i = 0; i < g->ngroups; i++)
+        print_group(f, &g->groups[i]);
     if (strcmp(r->status, "COMPILE_ERROR") == 0) {
         fputs("compile error (", f);
         safe(f, g->has_compile ? g->compile.status : "?", 64);
@@ -89,15 +140,19 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
             fwrite(g->compile.stdout_buf, 1, g->compile.stdout_len, f);
         }
     }
-    fprintf(f, "%llu/%llu passed", (unsigned long long)g->passed, (unsigned long long)g->total);
+    fprintf(f, "%llu/%llu passed, score ", (unsigned long long)g->passed, (unsigned long long)g->total);
+    score(f, g->score, g->max_score);
     for (size_t i = 0; i < g->ntests; i++) {
         const q_graded *t = &g->tests[i];
         if (strcmp(t->status, "OK") != 0 && strcmp(t->status, "SKIPPED") != 0) {
             fputs(", first failure: test ", f);
             safe(f, t->name, Q_TEST_NAME_MAX);
-            fprintf(f, " %s", t->status);
+            fputc(' ', f);
+            safe(f, t->status, 64);
             break;
         }
     }
-    fprintf(f, " (%s)\n", r->status);
+    fputs(" (", f);
+    safe(f, r->status, 64);
+    fputs(")\n", f);
 }

@@ -170,7 +170,8 @@ static int run_interactive(wk_slot *s, q_job *job, sbx_spec *prog, wk_pair *pair
     /* A transcript is output too: the job asks, the worker's cap decides. */
     uint64_t transcript = job->transcript_bytes < w->cfg.max.stdout_bytes ? job->transcript_bytes
                                                                           : w->cfg.max.stdout_bytes;
-    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, (size_t)transcript, pair);
+    int rc = wk_run_pair(s->box, prog, s->ibox, &inter, &(wk_pair_opts){ .transcript_bytes = (size_t)transcript },
+                         pair);
     free(ifiles);
     return rc;
 }
@@ -208,7 +209,9 @@ static void finish_interactive(wk_slot *s, const q_entry *e, q_job *job, wk_pair
         q_result res;
         int st = sbx_status_parse(pair->status);
         if (st < 0)
-            st = strcmp(pair->status, "WRONG_ANSWER") == 0 ? WK_WRONG_ANSWER : WK_INTERACTOR_ERROR;
+            st = strcmp(pair->status, "WRONG_ANSWER") == 0 ? WK_WRONG_ANSWER
+                 : strcmp(pair->status, "PARTIAL") == 0    ? WK_PARTIAL
+                                                           : WK_INTERACTOR_ERROR;
         wk_hist_observe(&w->metrics.duration, pair->prog.wall_us);
         wk_pair_to_wire(pair, job->id, w->cfg.name, (uint64_t)e->attempt, names, &res);
         if (deliver_run(s, e, &res))

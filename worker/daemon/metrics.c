@@ -75,7 +75,8 @@ static void put_hist(page *p, const char *name, const char *help, wk_hist *h)
 static void build(wk_worker *w, page *p)
 {
     static const char *const extra[] = { [WK_WRONG_ANSWER] = "WRONG_ANSWER",
-                                         [WK_INTERACTOR_ERROR] = "INTERACTOR_ERROR", [WK_BAD_JOB] = "BAD_JOB" };
+                                         [WK_INTERACTOR_ERROR] = "INTERACTOR_ERROR", [WK_BAD_JOB] = "BAD_JOB",
+                                         [WK_PARTIAL] = "PARTIAL" };
     put(p, "# HELP gradeq_build_info The worker's version.\n# TYPE gradeq_build_info gauge\n"
            "gradeq_build_info{version=\"%s\"} 1\n", WK_VERSION);
     put(p, "# HELP gradeq_jobs_total Results published, by status.\n# TYPE gradeq_jobs_total counter\n");

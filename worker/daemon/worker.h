@@ -41,7 +41,7 @@ typedef struct wk_slot {
 bool wk_slot_mark_lost(wk_slot *s, const char *entry);
 
 /* Result statuses past the sandbox's own, for the counters. */
-enum { WK_WRONG_ANSWER = SBX_SANDBOX_ERROR + 1, WK_INTERACTOR_ERROR, WK_BAD_JOB, WK_NSTATUS };
+enum { WK_WRONG_ANSWER = SBX_SANDBOX_ERROR + 1, WK_INTERACTOR_ERROR, WK_BAD_JOB, WK_PARTIAL, WK_NSTATUS };
 
 struct wk_worker {
     wk_config cfg;

@@ -1,4 +1,4 @@
-/* checker.c -- the built-in answer rules and the checker program.
+/* checker.c -- the built-in answer rules, and a judge's message line.
  *
  * The rules read both texts once, front to back, allocating nothing:
  *   exact   the bytes are equal
@@ -226,35 +226,4 @@ void wk_first_line(char msg[WK_CHECK_MSG_LEN], const char *p, size_t n)
         if (msg[i] == '\r')
             msg[i] = '?';
     msg[o] = 0;
-}
-
-int wk_check_program(sbx_box *box, const sbx_spec *prog, const void *input, size_t inlen, const void *out,
-                     size_t outlen, const void *ans, size_t anslen, char msg[WK_CHECK_MSG_LEN])
-{
-    sbx_spec s = *prog;
-    sbx_file *f = (sbx_file *)s.files; /* the caller's array, three free slots at its end */
-    f[s.nfiles] = (sbx_file){ "input", input, inlen, false };
-    f[s.nfiles + 1] = (sbx_file){ "output", out, outlen, false };
-    f[s.nfiles + 2] = (sbx_file){ "answer", ans, anslen, false };
-    s.nfiles += 3;
-    sbx_result r;
-    sbx_run(box, &s, &r);
-    int v;
-    if (r.status == SBX_SANDBOX_ERROR) {
-        snprintf(msg, WK_CHECK_MSG_LEN, "checker's sandbox: %s", r.error);
-        v = -1;
-    } else {
-        wk_first_line(msg, r.stderr_buf, r.stderr_len);
-        if (r.status == SBX_OK)
-            v = WK_CHECK_ACCEPTED;
-        else if (r.status == SBX_RUNTIME_ERROR && (r.exit_code == 1 || r.exit_code == 2))
-            v = WK_CHECK_REJECTED;
-        else
-            v = WK_CHECK_FAILED;
-        if (v == WK_CHECK_FAILED && !msg[0])
-            snprintf(msg, WK_CHECK_MSG_LEN, "checker ended %s (exit %d, signal %d)", sbx_status_name(r.status),
-                     r.exit_code, r.signal);
-    }
-    sbx_result_free(&r);
-    return v;
 }

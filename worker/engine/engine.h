@@ -43,9 +43,10 @@ typedef struct wk_grade_plan {
     const q_grade *g;             /* tests, checker, stop_on_failure */
     sbx_spec checker;             /* Q_CHECK_PROGRAM: as wk_check_program
                                    * takes it */
-    bool has_interactor;          /* each test against it; no checker */
-    sbx_spec interactor;          /* argv, limits, files whose last is the
-                                   * slot of `input` (the test's stdin) */
+    bool has_interactor;          /* each test against it, then the
+                                   * checker program if any on its tout */
+    sbx_spec interactor;          /* argv, limits, files with two free
+                                   * slots at their end (input, answer) */
     size_t test_output_max;       /* per test, stdout and stderr each */
     struct wk_compile_cache *cache; /* NULL: always compile */
     /* Called after each test (progress, per-test lines); may be NULL. */

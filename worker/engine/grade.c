@@ -26,6 +26,7 @@
 #include "worker/engine/engine.h"
 #include "worker/engine/grade_files.h"
 #include "worker/engine/interact.h"
+#include "worker/engine/judge.h"
 #include "worker/engine/std_checkers.h"
 #include "worker/engine/score.h"
 
@@ -154,19 +155,21 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     return rc;
 }
 
-/* Checks a test that ran OK: its status and message. -1: sandbox error. */
-static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q_test *t, const sbx_result *r,
-                 q_graded *g, char *msg, wk_graded *out)
+/* Checks out[0..outlen), what a test's program (or its interactor) left,
+ * against the test worth max points: its status, score and message. -1:
+ * sandbox error. */
+static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q_test *t, const void *output,
+                 size_t outlen, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     const q_grade *gr = p->g;
     if (gr->checker == Q_CHECK_TESTLIB) {
-        int v = wk_check_std(gr->std, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg);
+        int v = wk_check_std(gr->std, output, outlen, t->expected, t->expected_len, msg);
         g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
         g->checker_message = msg[0] ? msg : NULL;
         return 0;
     }
     if (gr->checker != Q_CHECK_PROGRAM) {
-        if (!wk_check_text(gr->checker, gr->eps, r->stdout_buf, r->stdout_len, t->expected, t->expected_len, msg))
+        if (!wk_check_text(gr->checker, gr->eps, output, outlen, t->expected, t->expected_len, msg))
             g->status = WK_ST_WRONG_ANSWER;
         g->checker_message = msg[0] ? msg : NULL;
         return 0;
@@ -174,41 +177,79 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
     char err[SBX_ERR_LEN];
     if (!*cbox && sbx_box_open(host, cbox, err, sizeof err) < 0)
         return fail_run(out, "checker's box", err);
-    int v = wk_check_program(*cbox, &p->checker, t->stdin_data, t->stdin_len, r->stdout_buf, r->stdout_len,
-                             t->expected, t->expected_len, msg);
+    wk_check_io io = { t->stdin_data, output, t->expected, t->stdin_len, outlen, t->expected_len };
+    int v = wk_check_program(*cbox, &p->checker, gr->convention, &io, max, &g->score, msg);
     if (v < 0)
         return fail_run(out, "checker", msg);
-    g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
+    g->status = v == WK_CHECK_ACCEPTED   ? "OK"
+                : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER
+                : v == WK_CHECK_PARTIAL  ? WK_ST_PARTIAL
+                                         : WK_ST_CHECKER_ERROR;
     g->checker_message = msg[0] ? msg : NULL;
     return 0;
 }
 
-/* A test against the interactor (in *ibox), whose file `input` is the
- * test's stdin: its verdict is the test's. -1: sandbox error. */
+/* The file the interactor left as tout (empty when it wrote none). */
+static const sbx_file *tout_of(const sbx_collect *c)
+{
+    static const sbx_file none = { "tout", "", 0, false };
+    return c->nfiles ? &c->files[0] : &none;
+}
+
+/* A test against the interactor (in *ibox), whose files `input` (and
+ * `answer`) are the test's: its verdict is the test's, or, when it ended
+ * OK and there is a checker program, the checker's on what it wrote to
+ * tout (Codeforces's way). -1: sandbox error. */
 static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade_plan *p, sbx_spec *s,
-                    const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
+                    const q_test *t, size_t keep_max, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     char err[SBX_ERR_LEN];
     if (!*ibox && sbx_box_open(host, ibox, err, sizeof err) < 0)
         return fail_run(out, "interactor's box", err);
     sbx_spec is = p->interactor;
-    ((sbx_file *)is.files)[is.nfiles - 1] = (sbx_file){ "input", t->stdin_data, t->stdin_len, false };
+    sbx_file *slot = (sbx_file *)is.files + is.nfiles;
+    slot[0] = (sbx_file){ "input", t->stdin_data, t->stdin_len, false };
+    is.nfiles++;
+    if (t->expected) {
+        slot[1] = (sbx_file){ "answer", t->expected, t->expected_len, false };
+        is.nfiles++;
+    }
     s->stdin_data = NULL;
     s->stdin_len = 0;
+    bool judged = p->g->checker == Q_CHECK_PROGRAM || p->g->checker == Q_CHECK_TESTLIB;
+    sbx_collect tout = { .max_files = 1, .only = "tout",
+                         .max_bytes = is.limits.file_bytes < WK_COLLECT_BYTES ? is.limits.file_bytes
+                                                                              : WK_COLLECT_BYTES };
     wk_pair pair;
-    int rc = wk_run_pair(box, s, *ibox, &is, 0, &pair);
-    if (rc < 0)
+    int rc = wk_run_pair(box, s, *ibox, &is,
+                         &(wk_pair_opts){ .answer = t->expected != NULL, .tout = judged ? &tout : NULL }, &pair);
+    if (rc < 0) {
         fail(out, t->name, pair.message[0] ? pair.message : "sandbox error");
-    else if (record(g, &pair.prog, keep_max) < 0)
+    } else if (record(g, &pair.prog, keep_max) < 0) {
         rc = fail_run(out, t->name, "out of memory for its output");
-    else {
+    } else {
         g->status = pair.status;
+        if (strcmp(pair.status, WK_ST_PARTIAL) == 0) {
+            g->score = pair.points < max ? pair.points : max;
+            g->status = pair.points < max ? WK_ST_PARTIAL : "OK";
+        }
         if (pair.message[0])
             snprintf(msg, WK_CHECK_MSG_LEN, "%s", pair.message);
         else
             wk_first_line(msg, pair.inter.stderr_buf, pair.inter.stderr_len);
         g->checker_message = msg[0] ? msg : NULL;
+        if (judged && strcmp(pair.status, "OK") == 0) {
+            if (tout.refused[0]) {
+                g->status = WK_ST_INTERACTOR_ERROR;
+                snprintf(msg, WK_CHECK_MSG_LEN, "interactor's tout: %s", tout.refused);
+                g->checker_message = msg;
+            } else {
+                const sbx_file *f = tout_of(&tout);
+                rc = check(host, ibox, p, t, f->data, f->len, max, g, msg, out);
+            }
+        }
     }
+    sbx_collect_free(&tout);
     wk_pair_free(&pair);
     return rc < 0 ? -1 : 0;
 }
@@ -216,7 +257,7 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
 /* A test alone: the program run, then its output checked. -1: sandbox
  * error. */
 static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_plan *p, const sbx_spec *s,
-                   const q_test *t, size_t keep_max, q_graded *g, char *msg, wk_graded *out)
+                   const q_test *t, size_t keep_max, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     sbx_result r;
     int rc = 0;
@@ -226,7 +267,7 @@ static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_
     else if (record(g, &r, keep_max) < 0)
         rc = fail_run(out, t->name, "out of memory for its output");
     else if (r.status == SBX_OK)
-        rc = check(host, cbox, p, t, &r, g, msg, out);
+        rc = check(host, cbox, p, t, r.stdout_buf, r.stdout_len, max, g, msg, out);
     sbx_result_free(&r);
     return rc;
 }
@@ -309,6 +350,7 @@ static wk_grade_rc grade_tests(sbx_host *host, sbx_box *box, sbx_box **checker_b
         if (wk_score_skip(sc, i, out->tests_, stop_first, slots[i].msg)) {
             skip(gt);
             gt->checker_message = slots[i].msg;
+            wk_score_after(sc, i, out->tests_);
             if (p->on_test)
                 p->on_test(p->ctx, i, gt);
             continue;
@@ -322,8 +364,10 @@ static wk_grade_rc grade_tests(sbx_host *host, sbx_box *box, sbx_box **checker_b
         /* Each stream's share of what the tests not yet run may keep. */
         size_t share = (size_t)(WK_RESULT_OUTPUT_MAX - kept) / (2 * (g->ntests - n));
         size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
-        int trc = p->has_interactor ? interact(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out)
-                                    : run_one(host, box, checker_box, p, &s, t, keep_max, gt, slots[i].msg, out);
+        q_points max = sc->points[i];
+        int trc = p->has_interactor
+                      ? interact(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out)
+                      : run_one(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out);
         kept += gt->stdout_len + gt->stderr_len;
         if (trc < 0)
             rc = WK_GRADE_SANDBOX_ERROR;

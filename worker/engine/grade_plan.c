@@ -67,13 +67,19 @@ static sbx_file *files_of(const q_prog *p, size_t extra)
     return f;
 }
 
-static int checker(const q_prog *c, const sbx_limits *max, wk_grade_plan *p, wk_plan_store *st, char *err,
+/* The checker program: its argv gets the three names its convention
+ * reads (judge.h), its files three free slots for them. */
+static int checker(const q_grade *g, const sbx_limits *max, wk_grade_plan *p, wk_plan_store *st, char *err,
                    size_t errlen)
 {
+    static const char *const names[][3] = { [Q_CONV_TESTLIB] = { "input", "output", "answer" },
+                                            [Q_CONV_CMS] = { "input", "answer", "output" },
+                                            [Q_CONV_KATTIS] = { "input", "answer", "feedback" } };
+    const q_prog *c = &g->checker_prog;
     sbx_limits def;
     sbx_limits_default(&def);
     if (clash(c, "checker.", "input", err, errlen) < 0 || clash(c, "checker.", "output", err, errlen) < 0 ||
-        clash(c, "checker.", "answer", err, errlen) < 0)
+        clash(c, "checker.", "answer", err, errlen) < 0 || clash(c, "checker.", "feedback", err, errlen) < 0)
         return -1;
     p->checker.limits = limits(&def, NULL, 0, c, max);
     st->checker_argv = calloc(c->argc + 4, sizeof *st->checker_argv);
@@ -82,9 +88,8 @@ static int checker(const q_prog *c, const sbx_limits *max, wk_grade_plan *p, wk_
         return snprintf(err, errlen, "checker: out of memory"), -1;
     for (size_t i = 0; i < c->argc; i++)
         st->checker_argv[i] = c->argv[i];
-    st->checker_argv[c->argc] = "input";
-    st->checker_argv[c->argc + 1] = "output";
-    st->checker_argv[c->argc + 2] = "answer";
+    for (size_t i = 0; i < 3; i++)
+        st->checker_argv[c->argc + i] = names[g->convention][i];
     p->checker.argv = st->checker_argv;
     p->checker.files = st->checker_files;
     p->checker.nfiles = c->nfiles;
@@ -132,18 +137,26 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
             return -1;
     }
     if (j->has_interactor) {
-        if (g->checker != Q_CHECK_LINES)
-            return snprintf(err, errlen, "checker: not used with an interactor (it judges each test)"), -1;
-        sbx_file input = { "input", NULL, 0, false };
-        if (clash(&j->interactor, "interactor.", "input", err, errlen) < 0)
+        if (g->checker != Q_CHECK_LINES && g->checker != Q_CHECK_PROGRAM && g->checker != Q_CHECK_TESTLIB)
+            return snprintf(err, errlen, "checker: with an interactor only a program or testlib:NAME, which "
+                                         "judges what the interactor wrote to tout"), -1;
+        if (clash(&j->interactor, "interactor.", "input", err, errlen) < 0 ||
+            clash(&j->interactor, "interactor.", "tout", err, errlen) < 0 ||
+            clash(&j->interactor, "interactor.", "answer", err, errlen) < 0)
             return -1;
-        if (wk_spec_from_prog(&j->interactor, max, &input, &p->interactor, &st->inter_files, err, errlen) < 0)
+        sbx_file *unused;
+        if (wk_spec_from_prog(&j->interactor, max, NULL, &p->interactor, &unused, err, errlen) < 0)
             return -1;
+        free(unused);
+        st->inter_files = files_of(&j->interactor, 2);
+        if (!st->inter_files)
+            return snprintf(err, errlen, "interactor: out of memory"), -1;
+        p->interactor.files = st->inter_files;
         p->has_interactor = true;
     }
     p->g = g;
     p->test_output_max = test_output_max;
-    return g->checker == Q_CHECK_PROGRAM ? checker(&g->checker_prog, max, p, st, err, errlen) : 0;
+    return g->checker == Q_CHECK_PROGRAM ? checker(g, max, p, st, err, errlen) : 0;
 }
 
 void wk_plan_store_free(wk_plan_store *st)

@@ -10,13 +10,18 @@
  * sandbox measured for each side (sbx_result.end_ns: its kill for a limit,
  * else its exit). An interactor that ended first with anything but OK
  * decides, whatever the program did after (it read end-of-file, got
- * SIGPIPE, exited non-zero): exit 1 WRONG_ANSWER, anything else (a crash,
- * a limit of its own) INTERACTOR_ERROR, never blamed on the program.
- * Otherwise the program's own failures (limits, crashes, a non-zero exit),
- * except a SIGPIPE after the interactor had finished: writing to a judge
- * that already decided is not a crash. A deadlock (both at their wall
- * limit, or the program at its own) is WALL_TIME_LIMIT, saying who was
- * blocked reading. Then the interactor's verdict.
+ * SIGPIPE, exited non-zero), by testlib's table (judge.h): exit 1, 2 or 8
+ * WRONG_ANSWER, 7 PARTIAL (its points), anything else (3, a crash, a limit
+ * of its own) INTERACTOR_ERROR, never blamed on the program. Otherwise the
+ * program's own failures (limits, crashes, a non-zero exit), except a
+ * SIGPIPE after the interactor had finished: writing to a judge that
+ * already decided is not a crash. A deadlock (both at their wall limit, or
+ * the program at its own) is WALL_TIME_LIMIT, saying who was blocked
+ * reading. Then the interactor's verdict, with the mirror of the SIGPIPE
+ * rule: an interactor that died writing to a program that had already
+ * exited (SIGPIPE, or the shell's exit 141 for it) was left talking to no
+ * one by the program, whose failure it is (WRONG_ANSWER), not the
+ * judge's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "worker/engine/interact.h"
+#include "worker/engine/judge.h"
 #include "worker/engine/relay.h"
 
 typedef struct side {
@@ -65,22 +71,58 @@ static void waiting_message(wk_pair *p)
     snprintf(p->message, sizeof p->message, "%s", m);
 }
 
+/* An interactor that failed its own way: "interactor: STATUS (exit N):
+ * first line", so that a crash is told from a message. */
+static void interactor_failed(wk_pair *p)
+{
+    const sbx_result *i = &p->inter;
+    char line[WK_CHECK_MSG_LEN], how[32] = "";
+    wk_first_line(line, i->stderr_buf, i->stderr_len);
+    if (i->status == SBX_RUNTIME_ERROR)
+        snprintf(how, sizeof how, " (exit %d)", i->exit_code);
+    else if (i->status == SBX_SIGNALED)
+        snprintf(how, sizeof how, " (signal %d)", i->signal);
+    const char *why = i->error[0] ? i->error : line;
+    snprintf(p->message, sizeof p->message, "interactor: %s%s%s%s", sbx_status_name(i->status), how,
+             why[0] ? ": " : "", why);
+}
+
 /* The interactor's own verdict, its failures never blamed on the program. */
 static void interactor_verdict(wk_pair *p)
 {
     const sbx_result *i = &p->inter;
-    if (i->status == SBX_OK) {
-        p->status = "OK";
-    } else if (i->status == SBX_WALL_TIME_LIMIT && i->waiting_for_input) {
+    if (i->status == SBX_WALL_TIME_LIMIT && i->waiting_for_input) {
         p->status = "WALL_TIME_LIMIT";
         waiting_message(p);
-    } else if (i->status == SBX_RUNTIME_ERROR && i->exit_code == 1) {
-        p->status = "WRONG_ANSWER";
-    } else {
-        p->status = "INTERACTOR_ERROR";
-        snprintf(p->message, sizeof p->message, "interactor: %s%s%s", sbx_status_name(i->status),
-                 i->error[0] ? ": " : "", i->error);
+        return;
     }
+    switch (wk_testlib_verdict(i, &p->points)) {
+    case WK_JUDGE_ACCEPTED:
+        p->status = "OK";
+        return;
+    case WK_JUDGE_REJECTED:
+        p->status = "WRONG_ANSWER";
+        break;
+    case WK_JUDGE_POINTS:
+        p->status = "PARTIAL";
+        break;
+    case WK_JUDGE_FAILED:
+        p->status = "INTERACTOR_ERROR";
+        if (i->status == SBX_RUNTIME_ERROR && i->exit_code == 3)
+            break; /* testlib's FAIL: its own line says why */
+        interactor_failed(p);
+        return;
+    }
+    wk_first_line(p->message, i->stderr_buf, i->stderr_len);
+    if (!p->message[0])
+        snprintf(p->message, sizeof p->message, "interactor: exit %d", i->exit_code);
+}
+
+/* The interactor died writing to a program that had exited. */
+static bool broken_pipe(const sbx_result *i)
+{
+    return (i->status == SBX_SIGNALED && i->signal == SIGPIPE) ||
+           (i->status == SBX_RUNTIME_ERROR && i->exit_code == 128 + SIGPIPE);
 }
 
 static void decide(wk_pair *p)
@@ -100,18 +142,48 @@ static void decide(wk_pair *p)
         p->status = sbx_status_name(g->status);
         if (g->error[0])
             snprintf(p->message, sizeof p->message, "%s", g->error);
+    } else if (!inter_first && broken_pipe(i)) {
+        p->status = "WRONG_ANSWER";
+        snprintf(p->message, sizeof p->message, "the program exited while the interactor was still writing to it");
     } else {
         interactor_verdict(p);
     }
 }
 
-int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec *inter, size_t transcript_bytes,
+/* inter's argv with input, tout (and answer) appended, in *argv (freed by
+ * the caller). -1: out of memory. */
+static int judge_argv(const sbx_spec *inter, bool answer, const char ***argv)
+{
+    size_t n = 0;
+    while (inter->argv[n])
+        n++;
+    const char **v = calloc(n + 4, sizeof *v);
+    if (!v)
+        return -1;
+    memcpy(v, inter->argv, n * sizeof *v);
+    v[n] = "input";
+    v[n + 1] = "tout";
+    v[n + 2] = answer ? "answer" : NULL;
+    *argv = v;
+    return 0;
+}
+
+int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec *inter, const wk_pair_opts *o,
                 wk_pair *out)
 {
+    static const wk_pair_opts none = { 0 };
     memset(out, 0, sizeof *out);
+    o = o ? o : &none;
+    size_t transcript_bytes = o->transcript_bytes;
     int pfd[2], ifd[2]; /* [0] stdin, [1] stdout of each side */
     wk_relay relay;
     bool relayed = transcript_bytes > 0;
+    const char *const *own_argv = inter->argv;
+    const char **argv = NULL;
+    if (judge_argv(inter, o->answer, &argv) < 0) {
+        errno = ENOMEM;
+        goto no_pipes;
+    }
     int to_inter[2], to_prog[2];
     if (relayed) {
         if (wk_relay_start(&relay, transcript_bytes, prog->limits.stdout_bytes, prog_box, pfd, ifd) < 0)
@@ -168,6 +240,8 @@ int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec 
         inter->limits.wall_ms = pwall + 1000;
     prog->pin_cpu = inter->pin_cpu = true;
     prog->cpu = inter->cpu = sbx_box_slot(prog_box);
+    inter->argv = argv;
+    inter->collect = o->tout;
     side is = { inter_box, inter, &out->inter, 0, { hold[2], hold[3] } },
          ps = { prog_box, prog, &out->prog, 0, { hold[0], hold[1] } };
     pthread_t t;
@@ -184,6 +258,9 @@ int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec 
         run_side(&ps);
         pthread_join(t, NULL);
     }
+    inter->argv = own_argv;
+    inter->collect = NULL;
+    free(argv);
     if (relayed) {
         wk_relay_join(&relay);
         out->transcript = relay.buf;
@@ -200,6 +277,7 @@ int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec 
     decide(out);
     return strcmp(out->status, "SANDBOX_ERROR") == 0 ? -1 : 0;
 no_pipes:
+    free(argv);
     out->status = "SANDBOX_ERROR";
     snprintf(out->message, sizeof out->message, "pipes for the interactor: %s", strerror(errno));
     return -1;

@@ -135,10 +135,25 @@ bool wk_score_skip(wk_score *s, size_t t, const q_graded *tests, int first_faile
     return false;
 }
 
-void wk_score_after(wk_score *s, size_t t, const q_graded *tests)
+/* A test's own score, its points and its group, once it has a status. */
+static void own_score(const wk_score *s, size_t t, q_graded *x)
+{
+    x->max_score = s->points[t];
+    if (ok(x))
+        x->score = x->max_score;
+    else if (strcmp(x->status, WK_ST_PARTIAL) != 0)
+        x->score = 0;
+    else if (x->score > x->max_score)
+        x->score = x->max_score;
+    x->group = s->group_of[t] >= 0 ? s->g->groups[s->group_of[t]].name : NULL;
+}
+
+void wk_score_after(wk_score *s, size_t t, q_graded *tests)
 {
     int k = s->group_of[t];
-    if (k >= 0 && s->stopped_at[k] < 0 && s->g->groups[k].stop_on_failure && !ok(&tests[t]))
+    own_score(s, t, &tests[t]);
+    if (k >= 0 && s->stopped_at[k] < 0 && s->g->groups[k].stop_on_failure && !ok(&tests[t]) &&
+        strcmp(tests[t].status, WK_ST_SKIPPED) != 0)
         s->stopped_at[k] = (int)t;
 }
 
@@ -210,14 +225,7 @@ void wk_score_finish(const wk_score *s, q_graded *tests, q_group_result *groups,
     *score = *max_score = 0;
     for (size_t t = 0; t < g->ntests; t++) {
         q_graded *x = &tests[t];
-        x->max_score = s->points[t];
-        if (ok(x))
-            x->score = x->max_score;
-        else if (strcmp(x->status, WK_ST_PARTIAL) != 0)
-            x->score = 0;
-        else if (x->score > x->max_score)
-            x->score = x->max_score;
-        x->group = s->group_of[t] >= 0 ? g->groups[s->group_of[t]].name : NULL;
+        own_score(s, t, x);
         if (s->group_of[t] < 0) {
             *score += x->score;
             *max_score += x->max_score;

@@ -57,8 +57,9 @@ void wk_score_free(wk_score *s);
  * -1. */
 bool wk_score_skip(wk_score *s, size_t t, const q_graded *tests, int first_failed, char msg[WK_SCORE_MSG_LEN]);
 
-/* After test t got its status: notes a failure that stops its group. */
-void wk_score_after(wk_score *s, size_t t, const q_graded *tests);
+/* After test t got its status (SKIPPED too): sets its own score, points
+ * and group, and notes a failure that stops its group. */
+void wk_score_after(wk_score *s, size_t t, q_graded *tests);
 
 /* Fills each test's max_score and score (keeping a PARTIAL test's score,
  * which the checker set), the groups' results (groups[] has g->ngroups

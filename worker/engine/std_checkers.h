@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "queue/grade.h"
-#include "worker/engine/checker.h"
+#include "worker/engine/judge.h"
 
 /* Checks out against ans by k: WK_CHECK_ACCEPTED, _REJECTED or _FAILED;
  * msg says why (escaped, one line). Reads each file once front to back

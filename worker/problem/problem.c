@@ -134,7 +134,7 @@ static int read_tests_folder(wk_problem *p, char *err, size_t errlen)
 {
     q_test *t;
     size_t n;
-    if (wk_testdir_read(p->m, "", &t, &n, err, errlen) < 0)
+    if (wk_testdir_read(p->m, "", true, &t, &n, err, errlen) < 0)
         return -1;
     p->format = WK_FMT_TESTS;
     p->tests = t;

@@ -7,7 +7,8 @@
  * regular files with no other hard links, the bytes of the whole
  * material bounded; an answer is found in the folder's listing, so
  * nothing is opened but the files of a test. At most Q_TESTS_MAX tests.
- * Names are the job's names of tests: printable ASCII, or refused.
+ * Names are the job's names of tests: printable ASCII, or refused. An
+ * interactive problem's tests may have inputs alone.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -143,7 +144,8 @@ void wk_testdir_free(q_test *t, size_t n)
     free(t);
 }
 
-int wk_testdir_read(wk_mat *m, const char *sub, q_test **out, size_t *nout, char *err, size_t errlen)
+int wk_testdir_read(wk_mat *m, const char *sub, bool need_answers, q_test **out, size_t *nout, char *err,
+                    size_t errlen)
 {
     const char *const *names;
     size_t nnames;
@@ -160,7 +162,7 @@ int wk_testdir_read(wk_mat *m, const char *sub, q_test **out, size_t *nout, char
         const char *in = names[i];
         bool dmoj = has_suffix(in, ".in"), polygon = all_digits(in);
         const char *a = dmoj || polygon ? answer_of(names, nnames, in, ans, sizeof ans) : NULL;
-        if (!a)
+        if (!a && (need_answers || !(dmoj || polygon)))
             continue;
         if (bad_byte(in) != (size_t)-1) { /* shown only escaped: it could be a terminal's escape */
             rc = fail(err, errlen, "%s: a test file name whose byte %zu is not printable ASCII", wk_mat_name(m),
@@ -182,7 +184,7 @@ int wk_testdir_read(wk_mat *m, const char *sub, q_test **out, size_t *nout, char
         if (!x->name)
             rc = fail(err, errlen, "out of memory");
         else if (read_one(m, sub, in, &x->stdin_data, &x->stdin_len, err, errlen) < 0 ||
-                 read_one(m, sub, a, &x->expected, &x->expected_len, err, errlen) < 0)
+                 (a && read_one(m, sub, a, &x->expected, &x->expected_len, err, errlen) < 0))
             rc = -1;
     }
     if (rc == 0 && n == 0)
