@@ -118,6 +118,10 @@ static void xml_refuses_attacks(void **state)
     xml_refuses("<p>\xff</p>", "line 1, column 4: a byte (0xff) not of well-formed UTF-8");
     xml_refuses("<p>\xc0\xaf</p>", "not of well-formed UTF-8"); /* an overlong '/' */
     xml_refuses("<?xml version=\"1.0\" encoding=\"UTF-16\"?><p/>", "only UTF-8 is read");
+    /* Found by fuzzing: what the document says is shown escaped. */
+    xml_refuses("<?xml version=\"1.0\" encoding=\"utf\r8\"?><p/>", "encoding \"utf\\x0d8\": only UTF-8");
+    xml_refuses("<p\xc2\x9b></p\xc2\x9b>x", "text outside the root element");
+    xml_refuses("<a\xc2\x9b>", "<a\\xc2\\x9b> not closed at the end");
     xml_refuses("<p a=\"1\" a=\"2\"/>", "attribute a given twice");
     xml_refuses("<p><q></p></q>", "</p> closes <q>");
     xml_refuses("<p>", "<p> not closed at the end");
@@ -260,6 +264,8 @@ static void yaml_reads_packages(void **state)
     yaml_is("", "~,");
     yaml_is("# only a comment\n", "~,");
     yaml_is("url: http://x.y/z#frag\n", "{url=http://x.y/z#frag,}");
+    /* Found by fuzzing: an empty quoted scalar first thing in a document. */
+    yaml_is("a: ''\nb: [\"\"]\n", "{a=',b=[',}}");
 }
 
 static void yaml_refuses(const char *doc, const char *want)

@@ -2,6 +2,7 @@
 #ifndef GRADEQ_WORKER_TEXT_H
 #define GRADEQ_WORKER_TEXT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,5 +18,9 @@ size_t wk_text_char(const char *p, size_t n);
  * well-formed UTF-8 (a text file of problem material is refused there),
  * or n when there is none. */
 size_t wk_utf8_bad(const char *p, size_t n);
+/* vsnprintf, then every byte outside printable ASCII (what material may
+ * have slipped into the message) as \xNN: a message about untrusted
+ * material is one line a terminal shows as text. */
+void wk_vformat_safe(char *out, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif

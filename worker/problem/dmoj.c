@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/groups.h"
 #include "worker/problem/numbers.h"
 #include "worker/problem/problem.h"
@@ -74,7 +75,7 @@ static int fail(dm *d, size_t line, const char *fmt, ...)
     if (n >= 0 && (size_t)n < d->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+        wk_vformat_safe(d->err + n, d->errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -315,7 +316,7 @@ static int refuse(dm *d, const char *fmt, ...)
     if (n >= 0 && (size_t)n < d->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+        wk_vformat_safe(d->err + n, d->errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return -1;

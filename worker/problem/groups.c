@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/groups.h"
 #include "worker/problem/material.h"
 
@@ -93,7 +94,7 @@ static int fail(char *err, size_t errlen, const char *what, const char *group, c
     if (k >= 0 && (size_t)k < errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(err + k, errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/numbers.h"
 #include "worker/problem/problem.h"
 #include "worker/problem/yaml.h"
@@ -41,7 +42,7 @@ static int fail(ky *k, size_t line, const char *fmt, ...)
     if (n >= 0 && (size_t)n < k->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(k->err + n, k->errlen - (size_t)n, fmt, ap);
+        wk_vformat_safe(k->err + n, k->errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -132,7 +133,7 @@ static int refuse(ky *k, const char *fmt, ...)
     if (n >= 0 && (size_t)n < k->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(k->err + n, k->errlen - (size_t)n, fmt, ap);
+        wk_vformat_safe(k->err + n, k->errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return -1;

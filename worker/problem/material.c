@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/beneath.h"
 #include "worker/problem/material.h"
 
@@ -91,7 +92,7 @@ static int refuse(const wk_mat *m, const char *rel, char *err, size_t errlen, co
     if (k >= 0 && (size_t)k < errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(err + k, errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "worker/engine/languages.h"
+#include "worker/common/text.h"
 #include "worker/problem/groups.h"
 #include "worker/problem/numbers.h"
 #include "worker/problem/pattern.h"
@@ -74,7 +75,7 @@ static int fail(pg *g, size_t line, const char *fmt, ...)
     if (k >= 0 && (size_t)k < g->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(g->err + k, g->errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(g->err + k, g->errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -333,7 +334,7 @@ static int refuse(pg *g, const char *fmt, ...)
     if (k >= 0 && (size_t)k < g->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(g->err + k, g->errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(g->err + k, g->errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/testdir.h"
 
 static bool has_suffix(const char *s, const char *suf)
@@ -72,7 +73,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    wk_vformat_safe(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -58,7 +58,7 @@ static int fail_at(xr *x, size_t at, const char *fmt, ...)
     if (k >= 0 && (size_t)k < x->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(x->err + k, x->errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(x->err + k, x->errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;

@@ -47,7 +47,7 @@ static int fail_at(yr *y, size_t at, const char *fmt, ...)
     if (k >= 0 && (size_t)k < y->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(y->err + k, y->errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(y->err + k, y->errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -151,19 +151,6 @@ static int next_line(yr *y, size_t *indent)
     return 0;
 }
 
-static int emit(yr *y, int type, int d, bool null, bool quoted, size_t where)
-{
-    if (type == WK_YAML_SCALAR) {
-        y->val[y->vlen] = 0;
-        if (memchr(y->val, 0, y->vlen))
-            return fail_at(y, where, "a NUL character in a value");
-    }
-    wk_yaml_ev ev = { type, d, type == WK_YAML_END ? NULL : y->kp[d], y->index[d], y->kp,
-                      type == WK_YAML_SCALAR ? y->val : NULL,
-                      type == WK_YAML_SCALAR ? y->vlen : 0, null, quoted, line_of(y, where) };
-    return y->fn(y->ctx, &ev, y->err, y->errlen);
-}
-
 /* Room for k more bytes of a scalar (and its NUL). */
 static int room(yr *y, size_t k)
 {
@@ -178,6 +165,21 @@ static int room(yr *y, size_t k)
     y->val = p;
     y->vcap = c;
     return 0;
+}
+
+static int emit(yr *y, int type, int d, bool null, bool quoted, size_t where)
+{
+    if (type == WK_YAML_SCALAR) {
+        if (room(y, 0) < 0)
+            return -1;
+        y->val[y->vlen] = 0;
+        if (memchr(y->val, 0, y->vlen))
+            return fail_at(y, where, "a NUL character in a value");
+    }
+    wk_yaml_ev ev = { type, d, type == WK_YAML_END ? NULL : y->kp[d], y->index[d], y->kp,
+                      type == WK_YAML_SCALAR ? y->val : NULL,
+                      type == WK_YAML_SCALAR ? y->vlen : 0, null, quoted, line_of(y, where) };
+    return y->fn(y->ctx, &ev, y->err, y->errlen);
 }
 
 static int put(yr *y, const char *p, size_t k)

@@ -18,6 +18,7 @@
 
 #include <zlib.h>
 
+#include "worker/common/text.h"
 #include "worker/problem/material.h"
 #include "worker/problem/zip.h"
 
@@ -56,7 +57,7 @@ static int fail(char *err, size_t errlen, const char *what, const char *member_n
     if (k >= 0 && (size_t)k < errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        wk_vformat_safe(err + k, errlen - (size_t)k, fmt, ap);
         va_end(ap);
     }
     return -1;
