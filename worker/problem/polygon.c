@@ -175,6 +175,9 @@ static int on_group(pg *g, const wk_xml_ev *ev)
     if (!name || name_why(name))
         return fail(g, ev->line, "a group whose name %s%s", name ? wk_mat_quote(q, sizeof q, name) : "is missing",
                     name ? name_why(name) : "");
+    for (size_t k = 0; k < g->ngroups; k++)
+        if (strcmp(g->groups[k].name, name) == 0)
+            return fail(g, ev->line, "group %s: a name given to two groups", wk_mat_quote(q, sizeof q, name));
     wk_gdef *d = &g->groups[g->ngroups++];
     if (dup_to(g, &d->name, name, ev->line) < 0)
         return -1;
