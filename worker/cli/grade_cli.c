@@ -35,6 +35,9 @@ const char wk_cli_grade_help[] =
     "                      way, run with input output answer; exit 0 OK, 1, 2 or 8\n"
     "                      WRONG_ANSWER, 7 points (`points X` on stderr); with\n"
     "                      --interactor it judges what the interactor wrote (tout)\n"
+    "  --checker testlib:NAME  one of testlib's standard checkers (acmp dcmp fcmp\n"
+    "                      hcmp icmp lcmp ncmp nyesno rcmp rcmp4 rcmp6 rcmp9 rncmp\n"
+    "                      uncmp wcmp yesno), answered by gradeq's own\n"
     "  --checker-convention testlib|cms|kattis  cms: run with input answer output,\n"
     "                      a fraction 0..1 on stdout; kattis: input answer\n"
     "                      feedback_dir, the output on stdin, exit 42 OK, 43 wrong\n"
@@ -111,6 +114,14 @@ static int checker_option(wk_cli_grade *g, const char *v, char *err, size_t errl
         if (errno || end == v + 6 || *end || !(g->eps >= 0) || isinf(g->eps))
             return fail(err, errlen, "--checker", "float:EPS needs a number EPS >= 0");
         return g->checker = Q_CHECK_FLOAT, 1;
+    }
+    if (strncmp(v, "testlib:", 8) == 0) {
+        int k = q_std_checker_find(v + 8, strlen(v + 8));
+        if (k < 0)
+            return fail(err, errlen, "--checker", "testlib:NAME needs one of testlib's standard checkers "
+                                                  "(wcmp, ncmp, rcmp6, yesno, ...)");
+        g->std = (q_std_checker)k;
+        return g->checker = Q_CHECK_TESTLIB, 1;
     }
     g->checker = Q_CHECK_PROGRAM;
     if (split("--checker", v, g->checker_cmd, sizeof g->checker_cmd, g->checker_argv,
@@ -258,7 +269,7 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
                         .limits_present = c->limits_given };
     memcpy(j->prog.limits, &c->limits, sizeof j->prog.limits);
     q_grade *gr = &g->grade;
-    *gr = (q_grade){ .tests = g->tests, .ntests = g->ntests, .groups = g->groups, .ngroups = g->ngroups,
+    *gr = (q_grade){ .std = g->std, .tests = g->tests, .ntests = g->ntests, .groups = g->groups, .ngroups = g->ngroups,
                      .checker = g->checker, .eps = g->eps, .convention = g->convention,
                      .stop_on_failure = g->stop_on_failure, .language = (char *)g->language,
                      .source = g->source, .source_len = g->source_len };

@@ -26,6 +26,7 @@ typedef struct wk_cli_grade {
     char *compile_argv[256];        /* [0] NULL: no --compile */
     q_check_kind checker;
     double eps;
+    q_std_checker std;              /* --checker testlib:NAME */
     char checker_cmd[4096];
     char *checker_argv[64];
     char checker_local[260];        /* "./NAME" of a checker file from here */

@@ -441,7 +441,7 @@ int wk_check_std(q_std_checker k, const void *out, size_t outlen, const void *an
     case Q_STD_YESNO: return yesno(&a, &o, false, msg);
     case Q_STD_NYESNO: return yesno(&a, &o, true, msg);
     case Q_STD_RCMP: return doubles(&a, &o, false, 1.5e-6, true, 1e-15, msg);
-    case Q_STD_ACMP: return doubles(&a, &o, false, 1e-6, true, 0, msg);
+    case Q_STD_ACMP: return doubles(&a, &o, false, 1.5e-6, true, 1e-15, msg);
     case Q_STD_DCMP: return doubles(&a, &o, false, 1e-6, false, 0, msg);
     case Q_STD_RNCMP: return doubles(&a, &o, true, 1.5e-5, true, 1e-15, msg);
     case Q_STD_RCMP4: return doubles(&a, &o, true, 1e-4, false, 0, msg);
