@@ -189,6 +189,7 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0755 deploy/redis/acl-passwords.sh $(DESTDIR)$(DOCDIR)/redis/acl-passwords.sh
 	install -D -m 0644 docs/operations.md $(DESTDIR)$(DOCDIR)/operations.md
 	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -D -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
 	install -D -m 0644 deploy/languages $(DESTDIR)$(PREFIX)/share/gradeq/languages
 
 # build/libgradeq.so: the sandbox library for other languages (clients/python
