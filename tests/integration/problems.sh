@@ -55,6 +55,20 @@ grade_json std_far --problem "$T/std" --language python3 --source "$T/far.py"
 check "std::rcmp6.cpp: within 1e-6 relative OK, 4e-6 off WRONG_ANSWER" \
     'is std_close "d[\"status\"]" OK && is std_far "d[\"status\"],d[\"score\"]" "WRONG_ANSWER 0"'
 
+# An interactive package: its interactor (testlib's conventions) talks to
+# the program and writes tout, which std::wcmp.cpp judges against the answer.
+"$S/mk_ab.sh" "$T/inter"
+cp "$S/ab_interactor.c" "$T/inter/files/interactor.c"
+# Polygon exports an interactive package with every answer (made through
+# its interactor): gradeq makes none for one.
+printf '15\n' > "$T/inter/tests/03.a"; printf '110\n' > "$T/inter/tests/05.a"; printf '2\n' > "$T/inter/tests/06.a"
+printf '150\n' > "$T/inter/tests/04.a"; printf '70 80\n' > "$T/inter/tests/04"
+sed -i 's|<checker name="check.cpp" type="testlib">.*</checker>|<checker name="std::wcmp.cpp" type="testlib"/><interactor><source path="files/interactor.c" type="c.gcc"/></interactor>|' "$T/inter/problem.xml"
+grade_json inter_ok --problem "$T/inter" --language cpp --source "$T/ab/solutions/main.cpp"
+grade_json inter_wa --problem "$T/inter" --language cpp --source "$T/ab/solutions/wa.cpp"
+check "Polygon interactive: the interactor's tout judged by std::wcmp.cpp: main 100, wrong-answer 60" \
+    'is inter_ok "d[\"status\"],d[\"score\"]" "OK 100" && is inter_wa "d[\"score\"],d[\"tests\"][4][\"status\"]" "60 WRONG_ANSWER"'
+
 # A checker written with testlib itself, when the user gives testlib.h.
 if [ -n "${GRADEQ_TESTLIB:-}" ] && [ -f "$GRADEQ_TESTLIB" ]; then
     "$S/mk_ab.sh" "$T/real"
