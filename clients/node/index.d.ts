@@ -37,7 +37,14 @@ export interface Job extends Program {
 export type Status =
   | 'OK' | 'RUNTIME_ERROR' | 'SIGNALED' | 'TIME_LIMIT' | 'WALL_TIME_LIMIT' | 'MEMORY_LIMIT'
   | 'OUTPUT_LIMIT' | 'EXEC_ERROR' | 'SANDBOX_ERROR' | 'BAD_JOB' | 'WRONG_ANSWER' | 'INTERACTOR_ERROR'
-  | 'COMPILE_ERROR' | 'CHECKER_ERROR' | 'SKIPPED';
+  | 'COMPILE_ERROR' | 'CHECKER_ERROR' | 'SKIPPED' | 'PARTIAL';
+
+/**
+ * A score: a decimal string, exact as the worker computed it ("63.5",
+ * "100", "0.333333"); Number(s) gives the nearest double, a decimal
+ * library (or a database's NUMERIC) the exact value.
+ */
+export type Score = string;
 
 export interface InteractorResult {
   status: string;
@@ -63,6 +70,20 @@ export interface TestResult {
   stdout: Buffer;
   stderr: Buffer;
   stdout_truncated: boolean;
+  /** what the test scored of its points */
+  score: Score;
+  max_score: Score;
+  /** its group's name, null when in none */
+  group: string | null;
+}
+
+/** One group (subtask) of a grading job: OK when every test of it is, SKIPPED when not run (message says why). */
+export interface GroupResult {
+  name: string;
+  status: Status | string;
+  score: Score;
+  max_score: Score;
+  message: string | null;
 }
 
 /** A grading job's compile step: the run fields, its output capped. */
@@ -101,6 +122,10 @@ export class Result {
   tests?: TestResult[];
   passed?: number;
   total?: number;
+  /** grading jobs: the score and the most it could be; the groups when the job has them */
+  score?: Score;
+  max_score?: Score;
+  groups?: GroupResult[];
   /** status === 'OK' */
   readonly ok: boolean;
   /** fields this version does not know (a grading result's) */

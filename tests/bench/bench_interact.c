@@ -80,7 +80,7 @@ static double sandboxed(sbx_box *b1, sbx_box *b2, const sbx_file *f, long n)
     inter.limits = prog.limits;
     wk_pair p;
     double t0 = now_s();
-    wk_run_pair(b1, &prog, b2, &inter, 0, &p);
+    wk_run_pair(b1, &prog, b2, &inter, NULL, &p);
     double t = now_s() - t0;
     if (strcmp(p.status, "OK") != 0)
         fprintf(stderr, "sandboxed ping-pong: %s %s\n", p.status, p.message);

@@ -28,10 +28,11 @@ for n in 1 2 3 4 5; do "$B/gradeq" submit --wait 30 -- /bin/true >/dev/null 2>&1
 for n in 1 2; do "$B/gradeq" submit --wait 30 --cpu-ms 100 --wall-ms 20000 -- "$P/loop" >/dev/null 2>&1; done
 "$B/gradeq" submit --wait 30 --stdout-max 100 -- "$P/yes_stdout" >/dev/null 2>&1
 "$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 1'" -- /bin/true >/dev/null 2>&1
-"$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 2'" -- /bin/true >/dev/null 2>&1
+"$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 3'" -- /bin/true >/dev/null 2>&1
+"$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'echo points 1 >&2; exit 7'" -- /bin/true >/dev/null 2>&1
 rcli xadd gradeq:jobs '*' job 'not msgpack' >/dev/null
 rcli blpop gradeq:result:long1 30 >/dev/null
-wait_jobs 12 30
+wait_jobs 13 30
 for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
 page=$(scrape)
 check "every line parses as Prometheus text" \
@@ -40,8 +41,9 @@ for st in OK TIME_LIMIT OUTPUT_LIMIT; do
     check "jobs_total{$st} matches P:stats" \
         '[ "$(metric "gradeq_jobs_total{status=\"$st\"}")" -eq "$(rcli hget gradeq:stats $st)" ] && [ "$(rcli hget gradeq:stats $st)" -gt 0 ]'
 done
-check "one label per status: WRONG_ANSWER and INTERACTOR_ERROR apart" \
-    '[ "$(metric "gradeq_jobs_total{status=\"WRONG_ANSWER\"}")" = 1 ] && [ "$(metric "gradeq_jobs_total{status=\"INTERACTOR_ERROR\"}")" = 1 ]'
+check "one label per status: WRONG_ANSWER, INTERACTOR_ERROR and PARTIAL apart" \
+    '[ "$(metric "gradeq_jobs_total{status=\"WRONG_ANSWER\"}")" = 1 ] && [ "$(metric "gradeq_jobs_total{status=\"INTERACTOR_ERROR\"}")" = 1 ] &&
+     [ "$(metric "gradeq_jobs_total{status=\"PARTIAL\"}")" = 1 ]'
 check "a dead letter counted" '[ "$(metric gradeq_dead_letters_total)" = 1 ]'
 check "build info" 'echo "$page" | grep -q "^gradeq_build_info{version=\"[0-9.]*\"} 1$"'
 check "duration buckets reach the default --max-wall-ms (180 s)" \

@@ -3,11 +3,13 @@
  * Used by `gradeq grade` and by the worker.
  *
  * A plan says what to run (the program, its files, the compile step, the
- * checker, the tests); wk_grade runs it and fills a wk_graded whose
- * q_grade_result and summary fields go straight onto the wire. Every test
- * starts from the same /box: the job's files, or what the compile step
- * left there (collected once, bounded), plus the test's own files; the
- * sandbox wipes /box between runs, so no test sees another's leftovers.
+ * checker, the interactor, the tests and their groups); wk_grade runs it
+ * in the order of score.h (a group brought in whole, after what it depends
+ * on) and fills a wk_graded whose q_grade_result (verdicts, scores, groups)
+ * and summary fields go straight onto the wire. Every test starts from
+ * the same /box: the job's files, or what the compile step left there
+ * (collected once, bounded), plus the test's own files; the sandbox wipes
+ * /box between runs, so no test sees another's leftovers.
  */
 #ifndef GRADEQ_WORKER_ENGINE_H
 #define GRADEQ_WORKER_ENGINE_H
@@ -20,8 +22,9 @@
 
 #define WK_TEST_OUTPUT_MAX_DEFAULT (4u << 10)
 /* All the outputs one result keeps (the compile step's and every test's):
- * with the fixed fields of Q_TESTS_MAX tests (names, messages, numbers:
- * under 1 KiB each) a result stays below the 64 MiB a client decodes
+ * with the fixed fields of Q_TESTS_MAX tests (names, group names,
+ * messages, numbers, scores: under 1 KiB each) and of Q_GROUPS_MAX groups
+ * (under 512 bytes each) a result stays below the 64 MiB a client decodes
  * (q_bounds_default), whatever the tests, the limits or
  * --test-output-max. */
 #define WK_RESULT_OUTPUT_MAX (48u << 20)

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "queue/job.h"
 #include "worker/engine/interact.h"
 #include "worker/engine/judge.h"
 #include "worker/engine/relay.h"
@@ -149,6 +150,12 @@ static void decide(wk_pair *p)
         interactor_verdict(p);
     }
 }
+
+/* A job's interactor argv is checked against Q_EXEC_BYTES_MAX when it is
+ * decoded (with room counted for the default environment): the names
+ * appended here fit in what the sandbox takes. */
+_Static_assert(Q_EXEC_BYTES_MAX + sizeof "input" + sizeof "tout" + sizeof "answer" <= SBX_EXEC_BYTES_MAX,
+               "the interactor's appended arguments fit the sandbox's exec request");
 
 /* inter's argv with input, tout (and answer) appended, in *argv (freed by
  * the caller). -1: out of memory. */

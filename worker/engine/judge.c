@@ -69,7 +69,8 @@ static int testlib(const sbx_result *r, q_points max, q_points *points, char msg
     if (v == WK_JUDGE_POINTS)
         return scored(got, max, points);
     if (r->status == SBX_RUNTIME_ERROR && r->exit_code == 7 && !msg[0])
-        snprintf(msg, WK_CHECK_MSG_LEN, "checker exit 7 (points) without \"points X\" on stderr");
+        snprintf(msg, WK_CHECK_MSG_LEN, "checker exit 7 (points) without \"points X\" on stderr, X a number of "
+                                        "0..1000000000");
     return WK_CHECK_FAILED;
 }
 

@@ -70,6 +70,26 @@ test('a grading job: verdicts per test, nested byte fields as Buffers', { skip }
   assert.ok(Buffer.isBuffer(r.tests[0].stdout) && Buffer.isBuffer(r.tests[0].stderr));
   assert.equal(r.tests[0].stdout.toString(), '3\n');
   assert.deepEqual(r.tests[1].stderr, Buffer.from([0xff]));
+  assert.deepEqual([r.score, r.max_score], ['1', '2']);
+  assert.deepEqual(r.tests.map((t) => [t.score, t.max_score, t.group]), [['1', '1', null], ['0', '1', null]]);
+});
+
+test('a grading job with groups: exact decimal scores, a group skipped for its dependency', { skip }, async () => {
+  const r = await c.run({
+    id: uid('groups'), argv: ['python3', 's.py'],
+    files: { 's.py': Buffer.from('print(sum(map(int, input().split())))\n') },
+    limits: { cpu_ms: 5000, wall_ms: 20000 },
+    tests: [{ name: 'a', stdin: '1 2\n', expected: '3\n', points: 0.1 }, { name: 'b', stdin: '2 2\n', expected: '4\n', points: 0.2 },
+            { name: 'c', stdin: '1 1\n', expected: '3\n' }, { name: 'd', stdin: '1 1\n', expected: '2\n' }],
+    groups: [{ name: 'easy', tests: ['a', 'b'], scoring: 'sum' }, { name: 'hard', tests: ['c'], points: 50 },
+             { name: 'last', tests: ['d'], points: 20, depends_on: ['hard'] }],
+  }, 60);
+  assert.equal(r.status, 'WRONG_ANSWER', JSON.stringify(r));
+  assert.deepEqual([r.score, r.max_score], ['0.3', '70.3']); // 0.1 + 0.2, exactly
+  assert.deepEqual(r.groups.map((g) => [g.name, g.status, g.score, g.max_score, g.message]),
+    [['easy', 'OK', '0.3', '0.3', null], ['hard', 'WRONG_ANSWER', '0', '50', null],
+     ['last', 'SKIPPED', '0', '20', 'depends on hard (failed)']]);
+  assert.deepEqual(r.tests.map((t) => t.group), ['easy', 'easy', 'hard', 'last']);
 });
 
 test('result gives null when the time runs out', { skip }, async () => {

@@ -10,11 +10,11 @@ libgradeq.so (see the package README).
 """
 from .local import (CALLBACK_ERROR, CLOSE, MEMORY, NOT_FOUND, OUTPUT_CAP, STOP, TIMEOUT,
                     IsolationError, IsolationWarning, SandboxError, run, run_program)
-from .result import Result, TestResult
+from .result import GroupResult, Result, TestResult
 from .sizes import parse_size
 
 __version__ = "1.0.0"
-__all__ = ["run", "run_program", "Result", "TestResult", "CLOSE", "STOP", "CALLBACK_ERROR", "NOT_FOUND",
+__all__ = ["run", "run_program", "Result", "TestResult", "GroupResult", "CLOSE", "STOP", "CALLBACK_ERROR", "NOT_FOUND",
            "TIMEOUT", "MEMORY", "OUTPUT_CAP", "SandboxError", "IsolationError",
            "IsolationWarning", "parse_size"]  # Client and aio: on first use (they need redis)
 

@@ -3,6 +3,7 @@ redis-server and gradeq-worker: GRADEQ_TEST_REDIS names them."""
 import asyncio
 import os
 import uuid
+from decimal import Decimal
 
 import pytest
 
@@ -104,6 +105,8 @@ def check_one_wrong_answer(r):
     assert [t.stdout for t in r.tests] == [b"3\n", b"4\n", b"42\n"]
     assert all(t.stderr == b"\xff\n" and t.exit_code == 0 and t.signal is None for t in r.tests)
     assert r.tests[0].checker_message is None and isinstance(r.tests[1].cpu_us, int)
+    assert (r.score, r.max_score) == (Decimal(2), Decimal(3)) and isinstance(r.score, Decimal)
+    assert [t.score for t in r.tests] == [1, 0, 1] and r.groups == []
 
 
 def check_compile_error(r, message):
@@ -112,6 +115,19 @@ def check_compile_error(r, message):
     assert r.compile.status == "RUNTIME_ERROR" and r.compile.exit_code != 0
     assert isinstance(r.compile.stderr, bytes) and message in r.compile.stderr
     assert [t.status for t in r.tests] == ["SKIPPED"] * 3 and r.tests[2].stdout == b""
+
+
+def test_grading_with_groups(client):
+    r = client.run({"argv": ["python3", "main.py"], "files": {"main.py": SUM_PY},
+                    "tests": [dict(t, points=p) for t, p in zip(TESTS, [0.1, "0.2", 30])],
+                    "groups": [{"name": "small", "tests": ["one", "two"], "scoring": "sum"},
+                               {"name": "big", "tests": ["3"], "points": 70, "depends_on": ["small"]}]},
+                   timeout=120)
+    assert (r.score, r.max_score) == (Decimal("0.1"), Decimal("70.3")), r
+    assert [(g.name, g.status, g.score, g.message) for g in r.groups] == [
+        ("small", "WRONG_ANSWER", Decimal("0.1"), None), ("big", "SKIPPED", 0, "depends on small (failed)")]
+    assert [t.group for t in r.tests] == ["small", "small", "big"]
+    assert r.tests[2].status == "SKIPPED" and r.tests[2].checker_message == "depends on small (failed)"
 
 
 def test_grading_a_c_submission(client):

@@ -1,5 +1,7 @@
 """The queue's msgpack shapes, without Redis: what submit sends, how a
 result reads."""
+from decimal import Decimal
+
 import msgpack
 import pytest
 
@@ -50,3 +52,21 @@ def test_grading_fields_read_as_attributes():
     assert t.exit_code is None and t.checker_message is None and t.later == 2 and t.cpu_us == 0
     plain = gradeq._wire.decode_result(msgpack.packb({"status": "OK"}))
     assert plain.compile is None and plain.tests == [] and (plain.passed, plain.total) == (0, 0)
+
+
+def test_scores_are_exact_decimals():
+    data = msgpack.packb({"status": "PARTIAL", "score": "12.6", "max_score": "100",
+                          "groups": [{"name": "A", "status": "OK", "score": "12.5", "max_score": "12.5",
+                                      "message": None}],
+                          "tests": [{"name": "1", "status": "PARTIAL", "score": "0.1", "max_score": "1",
+                                     "group": None},
+                                    {"name": "2", "status": "OK", "score": "12.5", "max_score": "12.5",
+                                     "group": "A"}]})
+    r = gradeq._wire.decode_result(data)
+    assert r.score == Decimal("12.6") and isinstance(r.score, Decimal) and r.max_score == 100
+    assert sum(t.score for t in r.tests) == r.score  # 12.5 + 0.1, exactly
+    g = r.groups[0]
+    assert isinstance(g, gradeq.GroupResult) and g.ok and g.name == "A" and g.message is None
+    assert r.tests[1].group == "A" and r.tests[0].group is None
+    old = gradeq._wire.decode_result(msgpack.packb({"status": "OK", "tests": [{"name": "1", "status": "OK"}]}))
+    assert old.score == 0 and old.groups == [] and old.tests[0].max_score == 0
