@@ -15,6 +15,8 @@ typedef struct buf {
 
 static void add(buf *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 256;
         b->p = realloc(b->p, b->cap);
