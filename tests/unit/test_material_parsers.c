@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -216,6 +217,13 @@ static int on_yaml(void *ctx, const wk_yaml_ev *ev, char *err, size_t errlen)
     return 0;
 }
 
+static int count_events(void *ctx, const wk_yaml_ev *ev, char *err, size_t errlen)
+{
+    (void)ev, (void)err, (void)errlen;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
 static int yaml(const char *doc, trace *t, char *err)
 {
     memset(t, 0, sizeof *t);
@@ -349,6 +357,26 @@ static void yaml_memory_bound(void **state)
     free(doc);
 }
 
+/* Found by bench_material: each END event named where its collection
+ * began, so the line count restarted from the top: a 4 MiB init.yml of
+ * one-line cases took minutes. Linear, it takes milliseconds; the alarm
+ * only catches the quadratic walk. */
+static void yaml_linear(void **state)
+{
+    (void)state;
+    size_t n = WK_YAML_MAX - 64, o = 0;
+    char *doc = malloc(n + 64), err[256];
+    o += (size_t)sprintf(doc, "test_cases:\n");
+    for (size_t i = 0; o + 40 < n; i++)
+        o += (size_t)sprintf(doc + o, "- {in: %zu.in, out: %zu.out}\n", i, i);
+    size_t events = 0;
+    alarm(30);
+    assert_int_equal(wk_yaml_parse(doc, o, count_events, &events, err, sizeof err), 0);
+    alarm(0);
+    assert_true(events > 100000);
+    free(doc);
+}
+
 /* --- numbers and patterns ---------------------------------------------------- */
 
 static const char *uint_of(const char *s, uint64_t max, uint64_t *v)
@@ -446,7 +474,7 @@ int main(void)
         cmocka_unit_test(xml_nul_with_length), cmocka_unit_test(xml_bounds),
         cmocka_unit_test(xml_memory_bound),    cmocka_unit_test(yaml_reads_packages),
         cmocka_unit_test(yaml_refuses_attacks), cmocka_unit_test(yaml_bounds),
-        cmocka_unit_test(yaml_memory_bound),   cmocka_unit_test(numbers),
+        cmocka_unit_test(yaml_memory_bound),   cmocka_unit_test(yaml_linear), cmocka_unit_test(numbers),
         cmocka_unit_test(patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

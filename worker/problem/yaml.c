@@ -131,7 +131,7 @@ static int flow_seq(yr *y, int d)
                                               : "',' or ']' was expected");
     }
     y->at++;
-    return wk_yt_emit(y, WK_YAML_END, d, false, false, s);
+    return wk_yt_emit(y, WK_YAML_END, d, false, false, y->at);
 }
 
 static int flow_map(yr *y, int d)
@@ -176,7 +176,7 @@ static int flow_map(yr *y, int d)
             return wk_yt_fail_at(y, y->at, "',' or '}' was expected");
     }
     y->at++;
-    return wk_yt_emit(y, WK_YAML_END, d, false, false, s);
+    return wk_yt_emit(y, WK_YAML_END, d, false, false, y->at);
 }
 
 static int flow_node(yr *y, int d)
@@ -340,7 +340,7 @@ static int block_seq(yr *y, int d, size_t n)
         if (rc < 0 || (more = next_entry(y, n, true)) < 0)
             return -1;
     }
-    return wk_yt_emit(y, WK_YAML_END, d, false, false, s);
+    return wk_yt_emit(y, WK_YAML_END, d, false, false, y->at);
 }
 
 static int block_map(yr *y, int d, size_t n)
@@ -368,7 +368,7 @@ static int block_map(yr *y, int d, size_t n)
         if (rc < 0 || (more = next_entry(y, n, false)) < 0)
             return -1;
     }
-    return wk_yt_emit(y, WK_YAML_END, d, false, false, s);
+    return wk_yt_emit(y, WK_YAML_END, d, false, false, y->at);
 }
 
 int wk_yaml_parse(const char *buf, size_t len, wk_yaml_fn fn, void *ctx, char *err, size_t errlen)

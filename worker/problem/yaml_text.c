@@ -71,12 +71,13 @@ size_t wk_yt_line_start(const yr *y, size_t i)
     return i;
 }
 
-/* The line of offset at; events come in order, so counting on from the
- * last one keeps the whole linear. */
+/* The line of offset at, counted on (or back) from the last one asked:
+ * events come in the order of their offsets (an END at where its
+ * collection ended), so the whole stays linear. */
 size_t wk_yt_line_of(yr *y, size_t at)
 {
-    if (at < y->line_at)
-        y->line = 1, y->line_at = 0;
+    for (; y->line_at > at; y->line_at--)
+        y->line -= y->b[y->line_at - 1] == '\n';
     for (; y->line_at < at; y->line_at++)
         y->line += y->b[y->line_at] == '\n';
     return y->line;
