@@ -7,7 +7,7 @@
  * tests, points and groups, the checker, the interactor) and the package
  * code that must first run in the sandbox (judges to compile, inputs to
  * generate, answers to make with the main solution): wk_problem_prepare
- * (prepare.c) does that in a box, and wk_problem_grade gives a grading
+ * (prepare.c) does that in a box, and wk_problem_job gives a grading
  * job its part. A package gradeq cannot grade is refused at reading, with
  * what is missing.
  *
