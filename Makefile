@@ -29,7 +29,7 @@ CSTD     := -std=c11 -D_GNU_SOURCE
 WARN_CC   = $(eval WARN_CC := $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation))$(WARN_CC)
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers $(WARN_CC)
 OPT      ?= -O2 -g
-PKGS     := libseccomp hiredis msgpack
+PKGS     := libseccomp hiredis msgpack zlib
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) -I. $(PKG_CFLAGS) $(CFLAGS)
@@ -99,10 +99,19 @@ $(B)/bench/%: $(call obj,tests/bench/%.c) $(LIBT) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+# Fuzz targets: the decoders (queue/) and the problem readers (those of
+# worker/problem/ that run nothing, and what they call), compiled once
+# with coverage into $(B)/fuzzobj, linked with each target.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz/%: tests/fuzz/%.c $(Q_SRC) | $(DEPS_OK) deps
+FUZZ_CFLAGS = $(CSTD) -O1 -g -fsanitize=address,undefined -I. $(PKG_CFLAGS)
+FUZZ_LIB_SRC := $(Q_SRC) worker/common/text.c worker/common/readfile.c worker/engine/languages.c \
+	$(filter-out worker/problem/prepare.c worker/problem/problem_job.c,$(wildcard worker/problem/*.c))
+$(B)/fuzzobj/%.o: %.c | $(DEPS_OK) deps
 	@mkdir -p $(dir $@)
-	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) $^ -o $@ $(PKG_LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(FUZZ_LIB_SRC)) | $(DEPS_OK) deps
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(PKG_LIBS)
 
 deps: | $(DEPS_OK)
 	@tests/install-deps.sh
@@ -180,6 +189,7 @@ install: $(B)/gradeq $(B)/gradeq-worker
 	install -D -m 0755 deploy/redis/acl-passwords.sh $(DESTDIR)$(DOCDIR)/redis/acl-passwords.sh
 	install -D -m 0644 docs/operations.md $(DESTDIR)$(DOCDIR)/operations.md
 	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -D -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
 	install -D -m 0644 deploy/languages $(DESTDIR)$(PREFIX)/share/gradeq/languages
 
 # build/libgradeq.so: the sandbox library for other languages (clients/python
@@ -222,4 +232,4 @@ install-lib: $(LIBSO)
 	install -D -m 0644 sandbox/sandbox.h $(DESTDIR)$(INCDIR)/gradeq/sandbox.h
 	[ -n "$(DESTDIR)" ] || ! command -v ldconfig >/dev/null || ldconfig
 
--include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic $(B)/fuzzobj -name '*.d' 2>/dev/null)

@@ -36,13 +36,24 @@
  *                    files; what it leaves in /box is what every test
  *                    starts from
  *   checker          "exact", "lines" (default), "tokens", {"float": EPS}
- *                    with EPS a number >= 0, or a program {argv, files,
+ *                    with EPS a number >= 0, "testlib:NAME" (one of
+ *                    testlib's standard checkers, q_std_checker, answered
+ *                    by gradeq's own), or a program {argv, files,
  *                    limits, convention}: convention "testlib" (default),
  *                    "cms" or "kattis" (q_check_convention)
  *   stop_on_failure  bool, default false
  *   language         str: a preset of the worker's languages file, instead
  *                    of argv and compile (files stay allowed)
  *   source           bytes: the source file of the language preset
+ *   problem          str: a problem the worker holds (gradeq-worker
+ *                    --problems DIR), 1..Q_PROBLEM_NAME_MAX bytes of
+ *                    [A-Za-z0-9._-], not starting with '.'
+ *   problem_files    map path -> bytes, as files: a problem's package (a
+ *                    Polygon package, a Kattis package, a DMOJ problem, a
+ *                    folder of tests) read by the worker as material
+ *                    (worker/problem/); with either of these two the
+ *                    problem gives the tests, groups, checker and
+ *                    interactor, which the job then must not
  * Refused, naming the field: any of these without tests, tests without
  * argv or language, language with argv or compile, source without
  * language, a checker neither a known name nor a map, a group naming a
@@ -82,7 +93,18 @@
 #define Q_TEST_NAME_MAX 128
 #define Q_LANGUAGE_MAX 64
 
-typedef enum q_check_kind { Q_CHECK_LINES, Q_CHECK_EXACT, Q_CHECK_TOKENS, Q_CHECK_FLOAT, Q_CHECK_PROGRAM } q_check_kind;
+typedef enum q_check_kind {
+    Q_CHECK_LINES, Q_CHECK_EXACT, Q_CHECK_TOKENS, Q_CHECK_FLOAT, Q_CHECK_PROGRAM, Q_CHECK_TESTLIB
+} q_check_kind;
+
+/* testlib's standard checkers (Polygon's std::NAME.cpp), answered by
+ * checkers of gradeq's own with the same verdicts (Q_CHECK_TESTLIB,
+ * worker/engine/std_checkers.c); on the wire "testlib:NAME". */
+typedef enum q_std_checker {
+    Q_STD_ACMP, Q_STD_DCMP, Q_STD_FCMP, Q_STD_HCMP, Q_STD_ICMP, Q_STD_LCMP, Q_STD_NCMP, Q_STD_NYESNO,
+    Q_STD_RCMP, Q_STD_RCMP4, Q_STD_RCMP6, Q_STD_RCMP9, Q_STD_RNCMP, Q_STD_UNCMP, Q_STD_WCMP, Q_STD_YESNO,
+    Q_STD_COUNT
+} q_std_checker;
 
 /* How a checker program is run and read (Q_CHECK_PROGRAM): testlib's
  * (argv input output answer; exit 0 OK, 1 2 8 wrong, 7 points), CMS's
@@ -126,16 +148,26 @@ typedef struct q_grade {
     size_t ngroups;
     q_check_kind checker;
     double eps;              /* Q_CHECK_FLOAT */
+    q_std_checker std;       /* Q_CHECK_TESTLIB */
     q_prog checker_prog;     /* Q_CHECK_PROGRAM */
     q_check_convention convention; /* Q_CHECK_PROGRAM */
     bool stop_on_failure;
     char *language;          /* owned; NULL when absent */
     const void *source;      /* borrowed; NULL when absent */
     size_t source_len;
+    /* A problem instead of tests, groups and a checker (grade_problem.c):
+     * one the worker holds, by name, or a package's files. */
+    char *problem;           /* owned; NULL when absent */
+    q_prog problem_files;    /* files only; nfiles 0 when absent */
 } q_grade;
 
-/* "exact", "lines", "tokens", "float", "program". */
+#define Q_PROBLEM_NAME_MAX 64
+
+/* "exact", "lines", "tokens", "float", "program", "testlib". */
 const char *q_check_name(q_check_kind k);
+/* "acmp", "ncmp", ...; and the one named s[0..n), or -1. */
+const char *q_std_checker_name(q_std_checker k);
+int q_std_checker_find(const char *s, size_t n);
 /* "testlib", "cms", "kattis". */
 const char *q_convention_name(q_check_convention c);
 /* "all", "min", "sum", "product". */

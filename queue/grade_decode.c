@@ -17,15 +17,33 @@
 #include "queue/job_decode.h"
 #include "queue/prescan.h"
 
-enum { G_TESTS, G_COMPILE, G_CHECKER, G_STOP, G_LANGUAGE, G_SOURCE, G_GROUPS, G_ARGV, G_KEYS };
+enum { G_TESTS, G_COMPILE, G_CHECKER, G_STOP, G_LANGUAGE, G_SOURCE, G_GROUPS, G_ARGV, G_PROBLEM, G_PFILES, G_KEYS };
 static const char *const grade_keys[G_KEYS] = {
-    "tests", "compile", "checker", "stop_on_failure", "language", "source", "groups", "argv",
+    "tests", "compile", "checker", "stop_on_failure", "language", "source", "groups", "argv", "problem",
+    "problem_files",
 };
 
 enum { T_NAME, T_STDIN, T_EXPECTED, T_LIMITS, T_FILES, T_POINTS, T_KEYS };
 static const char *const test_keys[T_KEYS] = { "name", "stdin", "expected", "limits", "files", "points" };
 
-static const char *const check_names[] = { "lines", "exact", "tokens", "float", "program" };
+static const char *const check_names[] = { "lines", "exact", "tokens", "float", "program", "testlib" };
+static const char *const std_names[Q_STD_COUNT] = {
+    "acmp", "dcmp", "fcmp", "hcmp", "icmp", "lcmp", "ncmp", "nyesno",
+    "rcmp", "rcmp4", "rcmp6", "rcmp9", "rncmp", "uncmp", "wcmp", "yesno",
+};
+
+const char *q_std_checker_name(q_std_checker k)
+{
+    return (unsigned)k < Q_STD_COUNT ? std_names[k] : "?";
+}
+
+int q_std_checker_find(const char *s, size_t n)
+{
+    for (int k = 0; k < Q_STD_COUNT; k++)
+        if (strlen(std_names[k]) == n && memcmp(std_names[k], s, n) == 0)
+            return k;
+    return -1;
+}
 static const char *const conventions[] = { "testlib", "cms", "kattis" };
 
 const char *q_check_name(q_check_kind k)
@@ -139,8 +157,13 @@ static int decode_checker(const msgpack_object *o, q_grade *g, q_job_dec *d)
                 g->checker = (q_check_kind)k;
                 return 0;
             }
-        return DFAIL(d, "checker: %s: not exact, lines, tokens, {\"float\": EPS} or a program map",
-                     q_quote(q, p, n));
+        if (n > 8 && memcmp(p, "testlib:", 8) == 0 && q_std_checker_find(p + 8, n - 8) >= 0) {
+            g->checker = Q_CHECK_TESTLIB;
+            g->std = (q_std_checker)q_std_checker_find(p + 8, n - 8);
+            return 0;
+        }
+        return DFAIL(d, "checker: %s: not exact, lines, tokens, testlib:NAME (a standard checker), "
+                     "{\"float\": EPS} or a program map", q_quote(q, p, n));
     }
     if (o->type != MSGPACK_OBJECT_MAP)
         return DFAIL(d, "checker: neither a name nor a map");
@@ -217,17 +240,24 @@ int q_grade_decode(const msgpack_object *root, q_job *j, q_job_dec *d)
     q_nil_absent(v, G_KEYS);
     if (dups)
         return DFAIL(d, "job: duplicate key \"%s\"", grade_keys[__builtin_ctz(dups)]);
-    if (!v[G_TESTS]) {
+    bool problem = v[G_PROBLEM] || v[G_PFILES];
+    if (!v[G_TESTS] && !problem) {
         for (int k = G_COMPILE; k < G_ARGV; k++)
             if (v[k])
                 return DFAIL(d, "%s: needs tests", grade_keys[k]);
         return 0;
     }
+    if (problem)
+        for (int k = G_TESTS; k < G_ARGV; k++)
+            if (v[k] && (k == G_TESTS || k == G_GROUPS || k == G_CHECKER))
+                return DFAIL(d, "%s: not with a problem (the problem gives it)", grade_keys[k]);
     g = calloc(1, sizeof *g);
     if (!g)
         return q_job_oom(d, "", "tests");
     j->grade = g;
-    if (decode_language(v, g, d) < 0 || decode_tests(v[G_TESTS], g, d) < 0)
+    if (decode_language(v, g, d) < 0)
+        return -1;
+    if (problem ? q_grade_decode_problem(v[G_PROBLEM], v[G_PFILES], g, d) < 0 : decode_tests(v[G_TESTS], g, d) < 0)
         return -1;
     if (v[G_GROUPS] && q_grade_decode_groups(v[G_GROUPS], g, d) < 0)
         return -1;
@@ -255,6 +285,8 @@ void q_grade_free(q_grade *g)
     q_grade_free_groups(g);
     q_prog_free(&g->compile);
     q_prog_free(&g->checker_prog);
+    q_prog_free(&g->problem_files);
+    free(g->problem);
     free(g->language);
     free(g);
 }

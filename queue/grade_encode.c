@@ -5,6 +5,8 @@
  * grade_decode.c's rules hold for what a client sends. Defaults are left
  * out, so every job has one encoding.
  */
+#include <stdio.h>
+
 #include "queue/codec_util.h"
 #include "queue/err.h"
 #include "queue/grade.h"
@@ -47,6 +49,11 @@ static int put_checker(q_enc *e, const q_grade *g)
         return conv && (q_enc_cstr(e, "convention") < 0 || q_enc_cstr(e, q_convention_name(g->convention)) < 0) ? -1
                                                                                                                 : 0;
     }
+    if (g->checker == Q_CHECK_TESTLIB) {
+        char name[32];
+        snprintf(name, sizeof name, "testlib:%s", q_std_checker_name(g->std));
+        return q_enc_cstr(e, name);
+    }
     return q_enc_cstr(e, q_check_name(g->checker));
 }
 
@@ -54,14 +61,23 @@ size_t q_grade_entries(const q_grade *g)
 {
     if (!g)
         return 0;
-    return 1 + g->has_compile + (g->ngroups > 0) + (g->checker != Q_CHECK_LINES) + g->stop_on_failure +
-           2 * (g->language != NULL);
+    bool problem = g->problem || g->problem_files.nfiles;
+    return !problem + g->has_compile + (g->ngroups > 0) + (g->checker != Q_CHECK_LINES) + g->stop_on_failure +
+           2 * (g->language != NULL) + q_grade_problem_entries(g);
 }
 
 int q_grade_put(q_enc *e, const q_grade *g)
 {
     if (!g)
         return 0;
+    if (g->problem || g->problem_files.nfiles)
+        return q_grade_put_problem(e, g) < 0 || (g->has_compile && (q_enc_cstr(e, "compile") < 0 ||
+                                                 q_enc_map(e, q_job_prog_entries(&g->compile)) < 0 ||
+                                                 q_job_put_prog(e, &g->compile) < 0)) ||
+                       (g->stop_on_failure && q_enc_bool(e, "stop_on_failure", true) < 0) ||
+                       (g->language && (q_enc_cstr(e, "language") < 0 || q_enc_cstr(e, g->language) < 0 ||
+                                        q_enc_cstr(e, "source") < 0 || q_enc_bin(e, g->source, g->source_len) < 0))
+                   ? -1 : 0;
     if (g->ntests && !g->tests)
         return q_fail(e->err, e->errlen, "tests: NULL with %zu tests", g->ntests);
     if (q_enc_cstr(e, "tests") < 0 || q_enc_array(e, g->ntests) < 0)

@@ -48,6 +48,7 @@ struct q_enc;
 size_t q_job_prog_entries(const q_prog *pg);
 int q_job_put_prog(struct q_enc *e, const q_prog *pg);
 int q_job_put_files(struct q_enc *e, const q_prog *pg);
+int q_job_put_files_map(struct q_enc *e, const q_prog *pg); /* the map alone */
 int q_job_put_limits(struct q_enc *e, const q_prog *pg);
 
 /* For the grading fields, from grade_groups.c: a points value (points.h)
@@ -61,5 +62,12 @@ int q_grade_decode_groups(const msgpack_object *o, struct q_grade *g, q_job_dec 
 void q_grade_free_groups(struct q_grade *g);
 int q_grade_put_groups(struct q_enc *e, const struct q_grade *g);
 int q_enc_points(struct q_enc *e, const char *key, q_points p);
+
+/* From grade_problem.c: the problem fields (name, files; NULL when
+ * absent) and their encoding. */
+int q_grade_decode_problem(const msgpack_object *name, const msgpack_object *files, struct q_grade *g,
+                           q_job_dec *d);
+size_t q_grade_problem_entries(const struct q_grade *g);
+int q_grade_put_problem(struct q_enc *e, const struct q_grade *g);
 
 #endif

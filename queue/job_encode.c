@@ -24,7 +24,12 @@ static int put_bin(q_enc *e, const char *key, const void *p, size_t n)
 
 int q_job_put_files(q_enc *e, const q_prog *pg)
 {
-    if (q_enc_cstr(e, "files") < 0 || q_enc_map(e, pg->nfiles) < 0)
+    return q_enc_cstr(e, "files") < 0 ? -1 : q_job_put_files_map(e, pg);
+}
+
+int q_job_put_files_map(q_enc *e, const q_prog *pg)
+{
+    if (q_enc_map(e, pg->nfiles) < 0)
         return -1;
     for (size_t i = 0; i < pg->nfiles; i++)
         if (put_bin(e, pg->files[i].name, pg->files[i].data, pg->files[i].len) < 0)

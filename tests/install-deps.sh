@@ -11,7 +11,7 @@
 # them, and fails. Two builds at once (make check's plain and sanitizer
 # halves) take turns on one lock, so apt never runs twice.
 set -e
-BUILD="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev"
+BUILD="build-essential pkg-config libseccomp-dev libhiredis-dev libmsgpack-dev zlib1g-dev"
 ALL="$BUILD libcmocka-dev redis-server clang libclang-rt-14-dev iproute2 procps curl python3"
 # The clients (clients/python, clients/node): Debian's Python modules, and
 # node with npm unless a node is already installed (NodeSource's nodejs
@@ -34,8 +34,8 @@ missing() {
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian: the build needs these pkg-config modules and a C compiler.
-    pkg-config --exists libseccomp hiredis msgpack 2>/dev/null && exit 0
-    echo "gradeq needs a C compiler, pkg-config and the development files of libseccomp, hiredis and msgpack-c" >&2
+    pkg-config --exists libseccomp hiredis msgpack zlib 2>/dev/null && exit 0
+    echo "gradeq needs a C compiler, pkg-config and the development files of libseccomp, hiredis, msgpack-c and zlib" >&2
     exit 1
 fi
 [ -z "$(missing)" ] && exit 0

@@ -5,6 +5,7 @@
 #
 #   BENCH_SANDBOX_N      iterations of bench_sandbox (default 500)
 #   BENCH_GRADE_ROUNDS   rounds of bench_grade (default 5)
+#   BENCH_MATERIAL_ROUNDS  rounds of bench_material (default 5)
 #   BENCH_WORKER_ARGS    options of bench_worker (default: none; see
 #                        bench_worker -h, e.g. "-n 2000 -L 60")
 #   BENCH_CLIENTS_ARGS   options of bench_clients.py (default: none; see
@@ -41,6 +42,7 @@ run() {
 run bench_sandbox 90 "${BENCH_SANDBOX_N:-500}"
 run bench_interact 120 "${BENCH_INTERACT_N:-50000}"
 run bench_grade 240 "${BENCH_GRADE_ROUNDS:-5}"
+run bench_material 120 "${BENCH_MATERIAL_ROUNDS:-5}"
 # shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
 run bench_worker 240 ${BENCH_WORKER_ARGS:-}
 

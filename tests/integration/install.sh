@@ -14,6 +14,7 @@ check "make install DESTDIR=... PREFIX=/usr" '[ $rc -eq 0 ] || { cat "$T/make.lo
 layout="usr/bin/gradeq usr/sbin/gradeq-worker usr/share/man/man1/gradeq.1 usr/share/man/man8/gradeq-worker.8
 usr/lib/systemd/system/gradeq-worker.service usr/lib/systemd/system/gradeq-worker@.service
 usr/share/doc/gradeq/gradeq-worker.env usr/share/doc/gradeq/operations.md usr/share/doc/gradeq/protocol.md
+usr/share/doc/gradeq/security.md
 usr/share/doc/gradeq/redis/redis.conf usr/share/doc/gradeq/redis/users.acl usr/share/doc/gradeq/redis/acl-passwords.sh
 usr/lib/libgradeq.so.1.0.0 usr/include/gradeq/sandbox.h usr/share/gradeq/languages"
 check "every file in place" '(for f in $layout; do [ -f "$D/$f" ] || { echo "  missing $f"; exit 1; }; done)'

@@ -1,5 +1,5 @@
-/* test_grade_check.c -- the built-in answer rules, natural order, and
- * reading a folder of tests in each layout.
+/* test_grade_check.c -- the built-in answer rules and natural order (a
+ * folder of tests is read in test_material.c).
  *
  * Each rule is shown accepting exactly the differences it forgives and
  * refusing the first one it does not, with the message the student sees.
@@ -17,7 +17,6 @@
 
 #include "worker/engine/checker.h"
 #include "worker/problem/testdir.h"
-#include "tests/lib/files.h"
 
 static bool check(q_check_kind k, double eps, const char *out, const char *ans, char *msg)
 {
@@ -123,71 +122,11 @@ static void test_natural_order(void **state)
     assert_int_equal(wk_natural_cmp("x1", "x1"), 0);
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static void test_testdir(void **state)
-{
-    (void)state;
-    char dir[256], err[256];
-    assert_non_null(tl_mkdtemp(dir, sizeof dir, "gradeq-testdir-"));
-    put(dir, "10.in", "ten");
-    put(dir, "10.out", "TEN");
-    put(dir, "2.in", "two");
-    put(dir, "2.ans", "TWO");
-    put(dir, "sample.in", "s");
-    put(dir, "sample.out", "S");
-    put(dir, "orphan.in", "no answer");
-    put(dir, "07", "seven");
-    put(dir, "07.a", "SEVEN");
-    put(dir, "README", "not a test");
-    q_test *t;
-    size_t n;
-    assert_int_equal(wk_testdir_load(dir, true, &t, &n, err, sizeof err), 0);
-    assert_int_equal(n, 4);
-    assert_string_equal(t[0].name, "2");
-    assert_string_equal(t[1].name, "07");
-    assert_string_equal(t[2].name, "10");
-    assert_string_equal(t[3].name, "sample");
-    assert_memory_equal(t[1].stdin_data, "seven", 5);
-    assert_memory_equal(t[1].expected, "SEVEN", 5);
-    assert_memory_equal(t[0].expected, "TWO", 3);
-    wk_testdir_free(t, n);
-    /* An interactor judges: an input alone is a test, with no answer. */
-    assert_int_equal(wk_testdir_load(dir, false, &t, &n, err, sizeof err), 0);
-    assert_int_equal(n, 5);
-    assert_string_equal(t[3].name, "orphan");
-    assert_null(t[3].expected);
-    assert_memory_equal(t[3].stdin_data, "no answer", 9);
-    assert_non_null(t[4].expected);
-    wk_testdir_free(t, n);
-
-    char empty[256];
-    assert_non_null(tl_mkdtemp(empty, sizeof empty, "gradeq-testdir-"));
-    assert_int_equal(wk_testdir_load(empty, true, &t, &n, err, sizeof err), -1);
-    assert_non_null(strstr(err, "no tests"));
-    rmdir(empty);
-    put(dir, "2", "two again"); /* 2.in and 2 both: which is meant? */
-    put(dir, "2.a", "TWO");
-    assert_int_equal(wk_testdir_load(dir, true, &t, &n, err, sizeof err), -1);
-    assert_non_null(strstr(err, "test 2 is there in both layouts"));
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact),  cmocka_unit_test(test_lines),         cmocka_unit_test(test_tokens),
-        cmocka_unit_test(test_float),  cmocka_unit_test(test_natural_order), cmocka_unit_test(test_testdir),
+        cmocka_unit_test(test_float),  cmocka_unit_test(test_natural_order),
         cmocka_unit_test(test_first_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -271,7 +271,8 @@ static const struct tc_bad bad[] = {
       "tests[0].files[\"../x\"]: path escapes /box ('..' component)", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], checker: 5}", "checker: neither a name nor a map", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], checker: 'diff'}",
-      "checker: \"diff\": not exact, lines, tokens, {\"float\": EPS} or a program map", "g" },
+      "checker: \"diff\": not exact, lines, tokens, testlib:NAME (a standard checker), {\"float\": EPS} or a "
+      "program map", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], checker: {float: 'x'}}", "checker.float: not a number", "g" },
     { "{id: 'g', argv: ['a'], tests: [{}], checker: {float: 1, argv: ['c']}}",
       "checker: {\"float\": EPS} takes no other key", "g" },

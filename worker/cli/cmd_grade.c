@@ -10,12 +10,14 @@
 #include "worker/engine/engine.h"
 #include "worker/cli/grade_cli.h"
 #include "worker/engine/grade_plan.h"
+#include "worker/problem/prepare.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gradeq grade [options] --tests DIR [--compile 'CMD ARGS'] [--checker RULE]\n"
                "                    [--json] -- PROGRAM ARGS...\n"
-               "       gradeq grade [options] --tests DIR --language NAME --source FILE\n%s%s"
+               "       gradeq grade [options] --tests DIR --language NAME --source FILE\n"
+               "       gradeq grade [options] --problem PATH (--language NAME --source FILE | -- PROGRAM)\n%s%s"
                "Exit 0 whenever the grading happened, whatever the verdict.\n",
             wk_cli_run_help, wk_cli_grade_help);
 }
@@ -42,33 +44,55 @@ static void on_test(void *ctx, size_t i, const q_graded *t)
     fflush(p->f);
 }
 
-static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs *langs)
+/* A problem's own code (judges, generators, the main solution) built and
+ * run in box, and the job given its part: 0, 2 (the problem is at fault),
+ * 3 (the sandbox failed). */
+static int prepare(wk_cli_grade *g, q_job *j, const wk_langs *langs, sbx_box *box, wk_prepared *w)
+{
+    char err[512];
+    wk_prepare_env env = { .box = box, .langs = langs };
+    wk_limits_most(&env.max); /* here the command line is the operator */
+    int rc = wk_problem_prepare(g->problem, &env, w, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "gradeq grade: %s\n", err);
+        return rc > 0 ? 2 : 3;
+    }
+    wk_problem_job(g->problem, w, j->grade, j);
+    return 0;
+}
+
+static int grade(wk_cli_run *c, wk_cli_grade *g, q_job *j, const wk_langs *langs)
 {
     char err[512];
     sbx_limits max;
     wk_limits_most(&max); /* here the command line is the operator */
     wk_grade_plan plan;
-    wk_plan_store st;
-    /* The worker's default budget: what it publishes, this prints. */
-    if (wk_grade_plan_from_job(j, langs, &max, (size_t)g->test_output_max, wk_output_budget(Q_RESULT_BYTES_MAX, true),
-                               &plan, &st, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq grade: %s\n", err);
-        wk_plan_store_free(&st);
-        return 2;
-    }
-    FILE *f = c->json ? stderr : stdout;
-    progress pr = { f, j->grade->ntests, 0, isatty(fileno(f)) == 1 };
-    plan.on_test = on_test;
-    plan.ctx = &pr;
+    wk_plan_store st = { 0 };
+    wk_prepared w = { 0 };
     sbx_host_options ho = { .require_isolation = c->require_isolation };
     sbx_host *host = NULL;
     sbx_box *box = NULL, *cbox = NULL;
     if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq grade: cannot start the sandbox: %s\n", err);
         sbx_host_close(host);
-        wk_plan_store_free(&st);
         return 3;
     }
+    int prc = g->problem ? prepare(g, j, langs, box, &w) : 0;
+    /* The worker's default budget: what it publishes, this prints. */
+    if (prc || wk_grade_plan_from_job(j, langs, &max, (size_t)g->test_output_max,
+                                      wk_output_budget(Q_RESULT_BYTES_MAX, true), &plan, &st, err, sizeof err) < 0) {
+        if (!prc)
+            fprintf(stderr, "gradeq grade: %s\n", err);
+        wk_plan_store_free(&st);
+        wk_prepared_free(&w);
+        sbx_box_close(box);
+        sbx_host_close(host);
+        return prc ? prc : 2;
+    }
+    FILE *f = c->json ? stderr : stdout;
+    progress pr = { f, j->grade->ntests, 0, isatty(fileno(f)) == 1 };
+    plan.on_test = on_test;
+    plan.ctx = &pr;
     wk_graded out;
     int rc = 0;
     if (wk_grade(host, box, &cbox, &plan, &out) != WK_GRADED) {
@@ -91,6 +115,7 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
     sbx_box_close(box);
     sbx_host_close(host);
     wk_plan_store_free(&st);
+    wk_prepared_free(&w);
     return rc;
 }
 
@@ -128,7 +153,7 @@ int wk_cmd_grade(int argc, char **argv)
     q_job j;
     wk_langs langs = { 0 };
     if (wk_cli_grade_job(&g, &c, &j, err, sizeof err) < 0 ||
-        (g.language && wk_langs_load(g.languages, &langs, err, sizeof err) < 0)) {
+        ((g.language || g.problem) && wk_langs_load(g.languages, &langs, err, sizeof err) < 0)) {
         fprintf(stderr, "gradeq grade: %s\n", err);
         wk_langs_free(&langs);
         goto bad;

@@ -153,6 +153,7 @@ int wk_cmd_submit(int argc, char **argv)
         wk_cli_grade_free(&g);
         return 2;
     } else {
+        wk_cli_grade_ship(&g);
         snprintf(j.id, sizeof j.id, "%s", id);
         j.has_id = true;
     }

@@ -11,11 +11,20 @@
 #include "worker/engine/engine.h"
 #include "worker/cli/grade_cli.h"
 #include "worker/engine/languages.h"
+#include "worker/problem/problem.h"
 #include "worker/problem/testdir.h"
 
 const char wk_cli_grade_help[] =
     "grading (a submission against a folder of tests):\n"
     "  --tests DIR         NAME.in with NAME.out or NAME.ans, or Polygon's NN with NN.a\n"
+    "                      (read without following links: a link is refused)\n"
+    "  --problem PATH      a problem whole instead of --tests: a Polygon package\n"
+    "                      (problem.xml), a Kattis package (problem.yaml), a DMOJ\n"
+    "                      problem (init.yml), a folder of tests, or a zip of one;\n"
+    "                      it gives the tests, points, groups, checker, interactor\n"
+    "                      and limits, and its own code runs only in the sandbox\n"
+    "  --allow-hardlinks   read material files that have other hard links (refused\n"
+    "                      by default: a hard link can reach a file outside it)\n"
     "  --compile 'CMD ARGS'  run once in /box first (cpu 10 s, wall 30 s, memory 512M);\n"
     "                      what it leaves there is what every test starts from\n"
     "  --language NAME --source FILE  a preset of the languages file instead of\n"
@@ -26,6 +35,9 @@ const char wk_cli_grade_help[] =
     "                      way, run with input output answer; exit 0 OK, 1, 2 or 8\n"
     "                      WRONG_ANSWER, 7 points (`points X` on stderr); with\n"
     "                      --interactor it judges what the interactor wrote (tout)\n"
+    "  --checker testlib:NAME  one of testlib's standard checkers (acmp dcmp fcmp\n"
+    "                      hcmp icmp lcmp ncmp nyesno rcmp rcmp4 rcmp6 rcmp9 rncmp\n"
+    "                      uncmp wcmp yesno), answered by gradeq's own\n"
     "  --checker-convention testlib|cms|kattis  cms: run with input answer output,\n"
     "                      a fraction 0..1 on stdout; kattis: input answer\n"
     "                      feedback_dir, the output on stdin, exit 42 OK, 43 wrong\n"
@@ -103,6 +115,14 @@ static int checker_option(wk_cli_grade *g, const char *v, char *err, size_t errl
             return fail(err, errlen, "--checker", "float:EPS needs a number EPS >= 0");
         return g->checker = Q_CHECK_FLOAT, 1;
     }
+    if (strncmp(v, "testlib:", 8) == 0) {
+        int k = q_std_checker_find(v + 8, strlen(v + 8));
+        if (k < 0)
+            return fail(err, errlen, "--checker", "testlib:NAME needs one of testlib's standard checkers "
+                                                  "(wcmp, ncmp, rcmp6, yesno, ...)");
+        g->std = (q_std_checker)k;
+        return g->checker = Q_CHECK_TESTLIB, 1;
+    }
     g->checker = Q_CHECK_PROGRAM;
     if (split("--checker", v, g->checker_cmd, sizeof g->checker_cmd, g->checker_argv,
               sizeof g->checker_argv / sizeof g->checker_argv[0], err, errlen) < 0)
@@ -128,10 +148,13 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
         g->test_output_max = WK_TEST_OUTPUT_MAX_DEFAULT;
     if (strcmp(a, "--stop-on-failure") == 0)
         return g->any = g->stop_on_failure = true, 1;
-    if (strcmp(a, "--tests") == 0 || strcmp(a, "--languages") == 0 || strcmp(a, "--language") == 0) {
+    if (strcmp(a, "--allow-hardlinks") == 0)
+        return g->allow_hardlinks = true, 1;
+    if (strcmp(a, "--tests") == 0 || strcmp(a, "--languages") == 0 || strcmp(a, "--language") == 0 ||
+        strcmp(a, "--problem") == 0) {
         if (!v)
             return fail(err, errlen, a, "needs a value");
-        *(a[2] == 't' ? &g->tests_dir : a[10] ? &g->languages : &g->language) = v;
+        *(a[2] == 't' ? &g->tests_dir : a[2] == 'p' ? &g->problem_path : a[10] ? &g->languages : &g->language) = v;
         rc = 1;
     } else if (strcmp(a, "--source") == 0) {
         free(g->source);
@@ -197,8 +220,13 @@ static size_t count(char *const *argv)
 
 int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, size_t errlen)
 {
-    if (!g->tests_dir)
-        return fail(err, errlen, "--tests", "missing (the folder of tests)");
+    if (!g->tests_dir && !g->problem_path)
+        return fail(err, errlen, "--tests", "missing (the folder of tests, or --problem)");
+    if (g->tests_dir && g->problem_path)
+        return fail(err, errlen, "--problem", "not with --tests (the problem gives the tests)");
+    if (g->problem_path && (g->checker != Q_CHECK_LINES || c->has_interactor))
+        return fail(err, errlen, g->checker != Q_CHECK_LINES ? "--checker" : "--interactor",
+                    "not with --problem (the problem gives it)");
     if (g->language && (!g->source || g->compile_argv[0] || c->argv[0]))
         return fail(err, errlen, "--language", g->source ? "replaces --compile and PROGRAM" : "needs --source FILE");
     if (!g->language && g->source)
@@ -210,10 +238,26 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     if (c->transcript_bytes)
         return fail(err, errlen, "--transcript", "not kept when grading");
     if (wk_cli_check_names("--checker-file", g->checker_files, sizeof *g->checker_files, g->nchecker_files, err,
-                           errlen) < 0 ||
-        wk_testdir_load(g->tests_dir, !c->has_interactor, &g->tests, &g->ntests, err, errlen) < 0 ||
-        wk_cli_points(g, err, errlen) < 0 || wk_cli_groups(g, err, errlen) < 0)
+                           errlen) < 0)
         return -1;
+    if (g->problem_path) {
+        if (g->npoints || g->ngroup_args)
+            return fail(err, errlen, g->npoints ? "--points" : "--group", "not with --problem (the problem gives them)");
+        wk_problem_opts po = { .allow_hardlinks = g->allow_hardlinks };
+        if (!(g->problem = calloc(1, sizeof *g->problem)))
+            return fail(err, errlen, "--problem", "out of memory");
+        if (wk_problem_open(g->problem_path, &po, g->problem, err, errlen) < 0) {
+            free(g->problem);
+            g->problem = NULL;
+            return -1;
+        }
+    } else {
+        wk_mat_opts mo = { .allow_hardlinks = g->allow_hardlinks };
+        if (wk_mat_open_dir(g->tests_dir, &mo, &g->mat, err, errlen) < 0 ||
+            wk_testdir_read(g->mat, "", !c->has_interactor, &g->tests, &g->ntests, err, errlen) < 0 ||
+            wk_cli_points(g, err, errlen) < 0 || wk_cli_groups(g, err, errlen) < 0)
+            return -1;
+    }
     if (g->checker != Q_CHECK_PROGRAM && (g->checker_given || g->convention != Q_CONV_TESTLIB))
         return fail(err, errlen, g->checker_given ? "--checker-cpu-ms, -wall-ms, -memory" : "--checker-convention",
                     "need --checker 'PROG ARGS'");
@@ -228,7 +272,7 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
                         .limits_present = c->limits_given };
     memcpy(j->prog.limits, &c->limits, sizeof j->prog.limits);
     q_grade *gr = &g->grade;
-    *gr = (q_grade){ .tests = g->tests, .ntests = g->ntests, .groups = g->groups, .ngroups = g->ngroups,
+    *gr = (q_grade){ .std = g->std, .tests = g->tests, .ntests = g->ntests, .groups = g->groups, .ngroups = g->ngroups,
                      .checker = g->checker, .eps = g->eps, .convention = g->convention,
                      .stop_on_failure = g->stop_on_failure, .language = (char *)g->language,
                      .source = g->source, .source_len = g->source_len };
@@ -263,11 +307,26 @@ int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, 
     return 0;
 }
 
+int wk_cli_grade_ship(wk_cli_grade *g)
+{
+    if (!g->problem)
+        return 0;
+    size_t n;
+    const q_file *f = wk_mat_files_read(g->problem->m, &n);
+    g->grade.problem_files = (q_prog){ .files = (q_file *)f, .nfiles = n };
+    return 0;
+}
+
 void wk_cli_grade_free(wk_cli_grade *g)
 {
     wk_cli_groups_free(g);
     if (g->tests)
         wk_testdir_free(g->tests, g->ntests);
+    wk_mat_close(g->mat);
+    if (g->problem) {
+        wk_problem_free(g->problem);
+        free(g->problem);
+    }
     for (size_t i = 0; i < g->nchecker_files; i++)
         free(g->checker_bufs[i]);
     free(g->source);

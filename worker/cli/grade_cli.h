@@ -17,6 +17,7 @@
 typedef struct wk_cli_grade {
     bool any;                       /* a grading option was given */
     const char *tests_dir;
+    const char *problem_path;       /* --problem PATH */
     const char *languages;          /* --languages FILE */
     const char *language;
     char *source;                   /* --source FILE's bytes */
@@ -25,6 +26,7 @@ typedef struct wk_cli_grade {
     char *compile_argv[256];        /* [0] NULL: no --compile */
     q_check_kind checker;
     double eps;
+    q_std_checker std;              /* --checker testlib:NAME */
     char checker_cmd[4096];
     char *checker_argv[64];
     char checker_local[260];        /* "./NAME" of a checker file from here */
@@ -35,6 +37,7 @@ typedef struct wk_cli_grade {
     uint64_t checker_limits[Q_LIM_COUNT]; /* --checker-cpu-ms, -wall-ms, -memory */
     unsigned checker_given;         /* bit i: checker_limits[i] given */
     bool stop_on_failure;
+    bool allow_hardlinks;           /* --allow-hardlinks */
     uint64_t test_output_max;
     const char *points_args[Q_TESTS_MAX]; /* --points NAME=X */
     size_t npoints;
@@ -48,6 +51,8 @@ typedef struct wk_cli_grade {
     q_grade grade;
     q_file *files;
     q_file *inter_files;
+    struct wk_mat *mat;             /* the material the tests borrow from */
+    struct wk_problem *problem;     /* --problem, read (tests come at grading) */
 } wk_cli_grade;
 
 /* Tries argv[*i] as a grading option (consuming its value): 1 when it was
@@ -56,6 +61,10 @@ int wk_cli_grade_option(wk_cli_grade *g, int argc, char **argv, int *i, char *er
 /* Reads the tests and fills j (id left to the caller) from the run options
  * and the grading ones; j borrows from c and g. */
 int wk_cli_grade_job(wk_cli_grade *g, const wk_cli_run *c, q_job *j, char *err, size_t errlen);
+/* For `gradeq submit --problem`: the job carries exactly the files of the
+ * problem that reading it read (problem_files), nothing else of the
+ * folder. */
+int wk_cli_grade_ship(wk_cli_grade *g);
 void wk_cli_grade_free(wk_cli_grade *g);
 /* --points onto the tests, --group into g->groups; -1 with err naming the
  * option. (cli_scores.c) */

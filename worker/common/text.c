@@ -117,6 +117,42 @@ void wk_text_output(FILE *f, const void *p, size_t n)
         fwrite(p, 1, n, f);
 }
 
+size_t wk_utf8_bad(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        if (u[i] >= 0x01 && u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        if (u[i] == 0)
+            return i;
+        unsigned char b[5] = { 0 };
+        memcpy(b, u + i, n - i < 4 ? n - i : 4);
+        size_t k = utf8_len(b);
+        if (!k)
+            return i;
+        i += k;
+    }
+    return n;
+}
+
+void wk_vformat_safe(char *out, size_t size, const char *fmt, va_list ap)
+{
+    char raw[1024];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < size; p++) {
+        if (*p >= 0x20 && *p < 0x7f)
+            out[o++] = (char)*p;
+        else
+            o += (size_t)snprintf(out + o, size - o, "\\x%02x", *p);
+    }
+    if (size)
+        out[o < size ? o : size - 1] = 0;
+}
+
 /* Any bytes in, valid JSON out: a byte that is not part of well-formed
  * UTF-8 (a file name a program chose, say) becomes U+FFFD. */
 void wk_json_string(FILE *f, const char *s)

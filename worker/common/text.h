@@ -2,6 +2,7 @@
 #ifndef GRADEQ_WORKER_TEXT_H
 #define GRADEQ_WORKER_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +15,14 @@ void wk_json_string(FILE *f, const char *s);
  * terminal shows as text: printable ASCII, or well-formed UTF-8 that is not
  * a C1 control; else 0. */
 size_t wk_text_char(const char *p, size_t n);
+/* The offset of the first byte of p[0..n) that is a NUL or not part of
+ * well-formed UTF-8 (a text file of problem material is refused there),
+ * or n when there is none. */
+size_t wk_utf8_bad(const char *p, size_t n);
+/* vsnprintf, then every byte outside printable ASCII (what material may
+ * have slipped into the message) as \xNN: a message about untrusted
+ * material is one line a terminal shows as text. */
+void wk_vformat_safe(char *out, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* p[0..n) as a terminal may show it: each wk_text_char character as it
  * is (with lines, '\n' and '\t' too: a program's output keeps its lines),

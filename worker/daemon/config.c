@@ -57,6 +57,8 @@ static const option options[] = {
     { "languages", T_STR, F(languages), "", "grading presets file (empty: deploy/languages beside the binary, if any)" },
     { "test-output-max", T_SIZE, F(test_output_max), "4K", "grading: each test's stdout and stderr kept in the result" },
     { "compile-cache", T_SIZE, F(compile_cache), "256M", "grading: memory for compile artifacts reused by a rejudge (0: off)" },
+    { "problems", T_STR, F(problems), "", "grading: the folder of problems a job may name (empty: none)" },
+    { "allow-hardlinks", T_BOOL, F(allow_hardlinks), "no", "grading: read problem files that have other hard links" },
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])

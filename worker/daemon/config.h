@@ -35,6 +35,8 @@ typedef struct wk_config {
     char languages[4096];   /* grading presets; empty: the default file, if any */
     uint64_t test_output_max; /* grading: each test's stdout and stderr kept */
     uint64_t compile_cache; /* grading: bytes of compile artifacts kept, 0: off */
+    char problems[4096];    /* grading: problems a job names by name; empty: none */
+    bool allow_hardlinks;   /* grading: problem files with other hard links read */
 } wk_config;
 
 /* Fills c from defaults, then the environment, then argv. Returns 0, 1

@@ -16,6 +16,7 @@
 #include "worker/engine/grade_plan.h"
 #include "worker/common/log.h"
 #include "worker/daemon/worker.h"
+#include "worker/problem/problem_job.h"
 
 int wk_grade_setup(wk_worker *w, char *err, size_t errlen)
 {
@@ -50,12 +51,45 @@ static void observe(wk_worker *w, const wk_graded *g)
     }
 }
 
+/* A job that names a problem: the problem read and its code run in the
+ * slot's box first. 0 with *jp the job to grade; 1 answered BAD_JOB; -1 a
+ * sandbox error, left for redelivery. */
+static int problem_job(wk_slot *s, const q_entry *e, q_job *job, wk_problem_run *r, q_job **jp)
+{
+    wk_worker *w = s->w;
+    char err[Q_ERR_LEN];
+    wk_prepare_env env = { .box = s->box, .langs = w->langs.n ? &w->langs : NULL, .cache = w->cache,
+                           .max = w->cfg.max };
+    wk_slot_begin(s, e);
+    int rc = wk_problem_run_open(job, w->cfg.problems, w->cfg.allow_hardlinks, &env, r, err, sizeof err);
+    wk_slot_end(s);
+    if (rc == 0) {
+        *jp = &r->j;
+        return 0;
+    }
+    if (rc < 0) {
+        atomic_fetch_add(&w->metrics.sandbox_errors, 1);
+        wk_log(WK_LOG_ERROR, "job %s (entry %s): sandbox error while preparing its problem, left for redelivery: %s",
+               job->id, e->id, err);
+        return -1;
+    }
+    wk_log(WK_LOG_INFO, "job %s: bad problem: %s", job->id, err);
+    if (wk_answer(s, e, job->id, "BAD_JOB", err, NULL))
+        wk_count(w, WK_BAD_JOB);
+    return 1;
+}
+
 void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
 {
     wk_worker *w = s->w;
     char err[Q_ERR_LEN];
     wk_grade_plan plan;
-    wk_plan_store st;
+    wk_plan_store st = { 0 };
+    wk_problem_run pr = { 0 };
+    if (wk_job_has_problem(job) && problem_job(s, e, job, &pr, &job) != 0) {
+        wk_problem_run_free(&pr);
+        return;
+    }
     if (wk_grade_plan_from_job(job, w->langs.n ? &w->langs : NULL, &w->cfg.max, (size_t)w->cfg.test_output_max,
                                wk_output_budget(w->cfg.max_result_bytes, true),
                                &plan, &st, err, sizeof err) < 0) {
@@ -63,6 +97,7 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
         if (wk_answer(s, e, job->id, "BAD_JOB", err, NULL))
             wk_count(w, WK_BAD_JOB);
         wk_plan_store_free(&st);
+        wk_problem_run_free(&pr);
         return;
     }
     plan.stop = &w->stop;
@@ -114,4 +149,5 @@ void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job)
     }
     wk_graded_free(&out);
     wk_plan_store_free(&st);
+    wk_problem_run_free(&pr);
 }

@@ -21,8 +21,7 @@
 
 #define SHOWN 24
 
-/* p[0..n) as "..." with anything but printable ASCII as \xNN, cut. */
-static const char *quote(char *out, size_t size, const char *p, size_t n)
+const char *wk_check_quote(char *out, size_t size, const char *p, size_t n)
 {
     size_t o = 0;
     out[o++] = '"';
@@ -47,7 +46,7 @@ static void differ(char msg[WK_CHECK_MSG_LEN], const char *what, size_t at, cons
 {
     char qa[SHOWN * 4 + 8], qb[SHOWN * 4 + 8];
     snprintf(msg, WK_CHECK_MSG_LEN, "%s %zu: expected %s, got %s", what, at,
-             a_there ? quote(qa, sizeof qa, a, an) : "nothing", b_there ? quote(qb, sizeof qb, b, bn) : "nothing");
+             a_there ? wk_check_quote(qa, sizeof qa, a, an) : "nothing", b_there ? wk_check_quote(qb, sizeof qb, b, bn) : "nothing");
 }
 
 static bool blank(char c)

@@ -14,6 +14,13 @@
 #include "queue/grade.h"
 
 #define WK_CHECK_MSG_LEN 256
+/* Room wk_check_quote needs for any token. */
+#define WK_CHECK_QUOTE_LEN 112
+
+/* p[0..n) as "..." with anything but printable ASCII (and the quote and
+ * backslash) as \xNN, cut after 24 bytes with "...": a token of the
+ * output shown in a message. Returns out. */
+const char *wk_check_quote(char *out, size_t size, const char *p, size_t n);
 
 /* The built-in rules (Q_CHECK_EXACT, LINES, TOKENS, FLOAT with eps): true
  * when out matches ans; else msg says where they first differ. */

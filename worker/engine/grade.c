@@ -27,6 +27,7 @@
 #include "worker/engine/grade_files.h"
 #include "worker/engine/interact.h"
 #include "worker/engine/judge.h"
+#include "worker/engine/std_checkers.h"
 #include "worker/engine/score.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
@@ -169,6 +170,12 @@ static int check(sbx_host *host, sbx_box **cbox, const wk_grade_plan *p, const q
                  size_t outlen, q_points max, q_graded *g, char *msg, wk_graded *out)
 {
     const q_grade *gr = p->g;
+    if (gr->checker == Q_CHECK_TESTLIB) {
+        int v = wk_check_std(gr->std, output, outlen, t->expected, t->expected_len, msg);
+        g->status = v == WK_CHECK_ACCEPTED ? "OK" : v == WK_CHECK_REJECTED ? WK_ST_WRONG_ANSWER : WK_ST_CHECKER_ERROR;
+        g->checker_message = msg[0] ? msg : NULL;
+        return 0;
+    }
     if (gr->checker != Q_CHECK_PROGRAM) {
         if (!wk_check_text(gr->checker, gr->eps, output, outlen, t->expected, t->expected_len, msg))
             g->status = WK_ST_WRONG_ANSWER;
@@ -217,7 +224,7 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
     }
     s->stdin_data = NULL;
     s->stdin_len = 0;
-    bool judged = p->g->checker == Q_CHECK_PROGRAM;
+    bool judged = p->g->checker == Q_CHECK_PROGRAM || p->g->checker == Q_CHECK_TESTLIB;
     sbx_collect tout = { .max_files = 1, .only = "tout",
                          .max_bytes = is.limits.file_bytes < WK_COLLECT_BYTES ? is.limits.file_bytes
                                                                               : WK_COLLECT_BYTES };

@@ -145,9 +145,9 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
             return -1;
     }
     if (j->has_interactor) {
-        if (g->checker != Q_CHECK_LINES && g->checker != Q_CHECK_PROGRAM)
-            return snprintf(err, errlen, "checker: with an interactor only a program, which judges what the "
-                                         "interactor wrote to tout"), -1;
+        if (g->checker != Q_CHECK_LINES && g->checker != Q_CHECK_PROGRAM && g->checker != Q_CHECK_TESTLIB)
+            return snprintf(err, errlen, "checker: with an interactor only a program or testlib:NAME, which "
+                                         "judges what the interactor wrote to tout"), -1;
         if (clash(&j->interactor, "interactor.", "input", err, errlen) < 0 ||
             clash(&j->interactor, "interactor.", "tout", err, errlen) < 0 ||
             clash(&j->interactor, "interactor.", "answer", err, errlen) < 0)

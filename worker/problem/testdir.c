@@ -3,22 +3,20 @@
  * NN.a; sorted naturally (2 before 10). The name of a test is NAME (or NN),
  * and a name found in both layouts is refused rather than run twice.
  *
- * Bounded: at most Q_TESTS_MAX tests, each file read with a cap checked
- * before it is allocated, WK_TESTDIR_BYTES over the whole folder. Only
- * regular files are read, and nothing is opened that could block (a fifo).
+ * Read through the material layer (material.h): no link followed, only
+ * regular files with no other hard links, the bytes of the whole
+ * material bounded; an answer is found in the folder's listing, so
+ * nothing is opened but the files of a test. At most Q_TESTS_MAX tests.
  * Names are the job's names of tests: printable ASCII, or refused. An
  * interactive problem's tests may have inputs alone.
  */
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "worker/common/readfile.h"
+#include "worker/common/text.h"
 #include "worker/problem/testdir.h"
 
 static bool has_suffix(const char *s, const char *suf)
@@ -75,7 +73,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    wk_vformat_safe(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -85,12 +83,22 @@ static int cmp_test(const void *x, const void *y)
     return wk_natural_cmp(((const q_test *)x)->name, ((const q_test *)y)->name);
 }
 
-/* Without opening it: a fifo would block an open for good. */
-static bool exists(const char *dir, const char *name)
+/* Whether name is among the sorted names (the folder's listing: nothing
+ * is opened to find an answer). */
+static bool listed(const char *const *names, size_t n, const char *name)
 {
-    char p[4096];
-    struct stat st;
-    return snprintf(p, sizeof p, "%s/%s", dir, name) < (int)sizeof p && stat(p, &st) == 0;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(names[mid], name);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
 }
 
 /* A name fit for a test (the job's rule: printable ASCII): else the index
@@ -103,72 +111,72 @@ static size_t bad_byte(const char *s)
     return (size_t)-1;
 }
 
-static int read_in(const char *dir, const char *name, uint64_t *budget, const void **data, size_t *len, char *err,
-                   size_t errlen)
+/* The answer file of the test whose input is `in`, or NULL. */
+static const char *answer_of(const char *const *names, size_t n, const char *in, char *out, size_t size)
 {
-    char p[4096];
-    char *buf;
-    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
-        return snprintf(err, errlen, "%s/%s: path too long", dir, name), -1;
-    if (wk_read_file(p, *budget, &buf, len, err, errlen) < 0)
-        return -1;
-    *budget -= *len;
-    *data = buf;
-    return 0;
-}
-
-/* The answer file of test `base` whose input is `in`, or NULL. */
-static const char *answer_of(const char *dir, const char *in, char *out, size_t size)
-{
-    size_t n = strlen(in);
+    size_t len = strlen(in);
     if (has_suffix(in, ".in")) {
         static const char *const sufs[] = { ".out", ".ans" };
         for (size_t k = 0; k < 2; k++)
-            if (snprintf(out, size, "%.*s%s", (int)(n - 3), in, sufs[k]) < (int)size && exists(dir, out))
+            if (snprintf(out, size, "%.*s%s", (int)(len - 3), in, sufs[k]) < (int)size && listed(names, n, out))
                 return out;
         return NULL;
     }
-    return snprintf(out, size, "%s.a", in) < (int)size && exists(dir, out) ? out : NULL;
+    return snprintf(out, size, "%s.a", in) < (int)size && listed(names, n, out) ? out : NULL;
+}
+
+/* Reads sub/name of m. */
+static int read_one(wk_mat *m, const char *sub, const char *name, const void **data, size_t *len, char *err,
+                    size_t errlen)
+{
+    char p[Q_PATH_MAX + 2];
+    if (snprintf(p, sizeof p, "%s%s%s", sub, *sub ? "/" : "", name) >= (int)sizeof p)
+        return fail(err, errlen, "%s: a test file's path over %d bytes", wk_mat_name(m), Q_PATH_MAX);
+    int rc = wk_mat_read(m, p, data, len, err, errlen);
+    if (rc > 0)
+        return fail(err, errlen, "%s/%s: vanished while read", wk_mat_name(m), p);
+    return rc;
 }
 
 void wk_testdir_free(q_test *t, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         free(t[i].name);
-        free((void *)t[i].stdin_data);
-        free((void *)t[i].expected);
-    }
     free(t);
 }
 
-int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *nout, char *err, size_t errlen)
+int wk_testdir_read(wk_mat *m, const char *sub, bool need_answers, q_test **out, size_t *nout, char *err,
+                    size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1;
+    const char *const *names;
+    size_t nnames;
+    int rc = wk_mat_list(m, sub, &names, &nnames, err, errlen);
+    if (rc > 0)
+        return fail(err, errlen, "%s%s%s: no such folder", wk_mat_name(m), *sub ? "/" : "", sub);
+    if (rc < 0)
+        return -1;
     q_test *t = calloc(Q_TESTS_MAX, sizeof *t);
     size_t n = 0;
-    uint64_t budget = WK_TESTDIR_BYTES;
-    int rc = t ? 0 : fail(err, errlen, "out of memory");
-    struct dirent *e;
-    char ans[512];
-    while (rc == 0 && (e = readdir(d))) {
-        const char *in = e->d_name;
+    rc = t ? 0 : fail(err, errlen, "out of memory");
+    char ans[Q_PATH_MAX + 8];
+    for (size_t i = 0; rc == 0 && i < nnames; i++) {
+        const char *in = names[i];
         bool dmoj = has_suffix(in, ".in"), polygon = all_digits(in);
-        const char *a = dmoj || polygon ? answer_of(dir, in, ans, sizeof ans) : NULL;
+        const char *a = dmoj || polygon ? answer_of(names, nnames, in, ans, sizeof ans) : NULL;
         if (!a && (need_answers || !(dmoj || polygon)))
             continue;
         if (bad_byte(in) != (size_t)-1) { /* shown only escaped: it could be a terminal's escape */
-            rc = fail(err, errlen, "%s: a test file name whose byte %zu is not printable ASCII", dir, bad_byte(in));
+            rc = fail(err, errlen, "%s: a test file name whose byte %zu is not printable ASCII", wk_mat_name(m),
+                      bad_byte(in));
             break;
         }
         if (n == Q_TESTS_MAX) {
-            rc = fail(err, errlen, "%s: more than %d tests", dir, Q_TESTS_MAX);
+            rc = fail(err, errlen, "%s: more than %d tests", wk_mat_name(m), Q_TESTS_MAX);
             break;
         }
         size_t nl = strlen(in) - (dmoj ? 3 : 0);
         if (nl > Q_TEST_NAME_MAX) {
-            rc = fail(err, errlen, "%s: a test name over %d bytes", dir, Q_TEST_NAME_MAX);
+            rc = fail(err, errlen, "%s: a test name over %d bytes", wk_mat_name(m), Q_TEST_NAME_MAX);
             break;
         }
         q_test *x = &t[n++];
@@ -176,13 +184,12 @@ int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *no
         x->named = true;
         if (!x->name)
             rc = fail(err, errlen, "out of memory");
-        else if (read_in(dir, in, &budget, &x->stdin_data, &x->stdin_len, err, errlen) < 0 ||
-                 (a && read_in(dir, a, &budget, &x->expected, &x->expected_len, err, errlen) < 0))
+        else if (read_one(m, sub, in, &x->stdin_data, &x->stdin_len, err, errlen) < 0 ||
+                 (a && read_one(m, sub, a, &x->expected, &x->expected_len, err, errlen) < 0))
             rc = -1;
     }
-    closedir(d);
     if (rc == 0 && n == 0)
-        rc = fail(err, errlen, "%s: no tests (NAME.in with NAME.out or NAME.ans, or NN with NN.a)", dir);
+        rc = fail(err, errlen, "%s: no tests (NAME.in with NAME.out or NAME.ans, or NN with NN.a)", wk_mat_name(m));
     if (rc < 0) {
         if (t)
             wk_testdir_free(t, n);
@@ -191,8 +198,8 @@ int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *no
     qsort(t, n, sizeof *t, cmp_test);
     for (size_t i = 1; i < n; i++) {
         if (strcmp(t[i - 1].name, t[i].name) == 0) { /* printable: checked above */
-            fail(err, errlen, "%s: test %s is there in both layouts (%s.in and %s): keep one", dir, t[i].name,
-                 t[i].name, t[i].name);
+            fail(err, errlen, "%s: test %s is there in both layouts (%s.in and %s): keep one", wk_mat_name(m),
+                 t[i].name, t[i].name, t[i].name);
             wk_testdir_free(t, n);
             return -1;
         }

@@ -6,14 +6,15 @@
 #include <stdbool.h>
 
 #include "queue/grade.h"
+#include "worker/problem/material.h"
 
-#define WK_TESTDIR_BYTES (1ull << 30) /* every file of the folder together */
-
-/* Reads dir's tests into *out (names, stdin and expected malloc'd, named
- * true). Without need_answers (an interactor judges), an input alone
- * (NAME.in, NN) is a test too, its expected NULL. Returns 0, or -1 with
- * err filled (no tests is an error). */
-int wk_testdir_load(const char *dir, bool need_answers, q_test **out, size_t *n, char *err, size_t errlen);
+/* Reads the tests of folder sub of m ("" its root) into *out (names
+ * malloc'd, named true; stdin and expected borrowed from m, which must
+ * outlive them). Without need_answers (an interactor judges), an input
+ * alone (NAME.in, NN) is a test too, its expected NULL. Returns 0, or -1
+ * with err filled (no tests is an error). */
+int wk_testdir_read(wk_mat *m, const char *sub, bool need_answers, q_test **out, size_t *n, char *err,
+                    size_t errlen);
 void wk_testdir_free(q_test *t, size_t n);
 
 /* Orders names as people do: digit runs by value ("2" before "10"). */
