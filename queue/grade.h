@@ -32,6 +32,8 @@
  *             cpu_us, wall_us, memory_bytes, checker_message (str or nil),
  *             stdout, stderr, stdout_truncated
  *   passed, total  non-negative integers
+ *   time_factor    number, present when a language preset gave its tests
+ *             more time (cpu and wall limits times this)
  *
  * Ownership: as job.h's: names, argv and paths owned, bytes borrowed from
  * the decoded buffer. A decoded q_grade_result is one allocation.
@@ -104,6 +106,7 @@ typedef struct q_grade_result {
     const q_graded *tests;
     size_t ntests;
     uint64_t passed, total;
+    uint32_t time_factor_milli; /* 0: none; 1500 = 1.5 */
     void *priv;              /* storage of a decoded one; NULL otherwise */
 } q_grade_result;
 

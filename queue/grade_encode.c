@@ -130,7 +130,7 @@ static int put_graded(q_enc *e, const q_graded *r, bool test)
 
 size_t q_grade_result_entries(const q_grade_result *r)
 {
-    return r ? 3 + r->has_compile : 0;
+    return r ? 3 + r->has_compile + (r->time_factor_milli != 0) : 0;
 }
 
 int q_grade_result_put(q_enc *e, const q_grade_result *r)
@@ -146,6 +146,9 @@ int q_grade_result_put(q_enc *e, const q_grade_result *r)
     for (size_t i = 0; i < r->ntests; i++)
         if (put_graded(e, &r->tests[i], true) < 0)
             return -1;
+    if (r->time_factor_milli && (q_enc_cstr(e, "time_factor") < 0 ||
+                                 q_enc_packed(e, msgpack_pack_double(&e->pk, r->time_factor_milli / 1000.0)) < 0))
+        return -1;
     return q_enc_uint(e, "passed", r->passed) < 0 ? -1 : q_enc_uint(e, "total", r->total);
 }
 
@@ -248,8 +251,24 @@ static int get_graded(gdec *d, const msgpack_object *o, q_graded *r, bool test)
                : 0;
 }
 
-enum { X_COMPILE, X_TESTS, X_PASSED, X_TOTAL, X_KEYS };
-static const char *const result_grade_keys[X_KEYS] = { "compile", "tests", "passed", "total" };
+enum { X_COMPILE, X_TESTS, X_PASSED, X_TOTAL, X_FACTOR, X_KEYS };
+static const char *const result_grade_keys[X_KEYS] = { "compile", "tests", "passed", "total", "time_factor" };
+
+/* A time factor: a number above 0 and at most 100, kept in thousandths. */
+static int get_factor(const msgpack_object *o, uint32_t *milli, char *err, size_t errlen)
+{
+    if (!o || o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    double f = o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32 ? o->via.f64
+               : o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= 100 ? (double)o->via.u64
+                                                                              : -1;
+    if (!(f > 0 && f <= 100))
+        return q_fail(err, errlen, "time_factor: not a number above 0 and at most 100");
+    *milli = (uint32_t)(f * 1000 + 0.5);
+    if (!*milli)
+        *milli = 1;
+    return 0;
+}
 
 static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *out, char *err, size_t errlen)
 {
@@ -290,7 +309,8 @@ static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *
     out->ntests = n;
     d.where = "result";
     if (get_num(&d, v[X_PASSED], "passed", NULL, NULL, &out->passed, NULL) < 0 ||
-        get_num(&d, v[X_TOTAL], "total", NULL, NULL, &out->total, NULL) < 0)
+        get_num(&d, v[X_TOTAL], "total", NULL, NULL, &out->total, NULL) < 0 ||
+        get_factor(v[X_FACTOR], &out->time_factor_milli, err, errlen) < 0)
         return -1;
     return 1;
 }

@@ -34,6 +34,11 @@ static const char *const default_env[] = {
     "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/box", "LANG=C.UTF-8", NULL,
 };
 
+const char *const *sbx_env_default(void)
+{
+    return default_env;
+}
+
 static int recv_ready(sbx_box *b, char *err, size_t errlen)
 {
     zy_msg m;

@@ -53,6 +53,59 @@ static int make_state_dir(sbx_host *h, char *err, size_t errlen)
     return 0;
 }
 
+/* A read-only path for the boxes (see sbx_host_options.ro_paths). */
+static bool plain_path(const char *p)
+{
+    static const char *const own[] = { "/proc", "/dev", "/sys", "/box", "/tmp" };
+    size_t n = strlen(p);
+    if (p[0] != '/' || n < 2 || n >= 256 || p[n - 1] == '/')
+        return false;
+    for (const char *c = p; *c; c++) {
+        if (*c <= ' ' || *c >= 127)
+            return false;
+        if (c[0] == '/' && (c[1] == '/' || (c[1] == '.' && (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3]))))))
+            return false;
+    }
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        size_t k = strlen(own[i]);
+        if (strncmp(p, own[i], k) == 0 && (p[k] == 0 || p[k] == '/'))
+            return false;
+    }
+    return true;
+}
+
+/* Copies the caller's read-only paths into one block the host owns (the
+ * zygotes read it after their clone). */
+static int copy_ro_paths(sbx_host *h, char *err, size_t errlen)
+{
+    const char *const *in = h->opt.ro_paths;
+    h->opt.ro_paths = NULL;
+    size_t n = 0, bytes = 0;
+    for (; in && in[n]; n++) {
+        if (n == SBX_RO_PATHS_MAX)
+            return sbx_fail(err, errlen, "more than %d read-only paths", SBX_RO_PATHS_MAX);
+        if (!plain_path(in[n])) {
+            char shown[80];
+            sbx_quote(shown, sizeof shown, in[n]);
+            return sbx_fail(err, errlen, "read-only path \"%s\": not a plain absolute path outside /proc, /dev, "
+                            "/sys, /box and /tmp", shown);
+        }
+        bytes += strlen(in[n]) + 1;
+    }
+    if (!n)
+        return 0;
+    h->ro_paths = malloc((n + 1) * sizeof *h->ro_paths + bytes);
+    if (!h->ro_paths)
+        return sbx_fail(err, errlen, "out of memory");
+    char *s = (char *)(h->ro_paths + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        h->ro_paths[i] = strcpy(s, in[i]);
+        s += strlen(in[i]) + 1;
+    }
+    h->ro_paths[n] = NULL;
+    return 0;
+}
+
 static void describe(sbx_host *h)
 {
     const char *names[32];
@@ -100,7 +153,7 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
         h->ncpu = 1;
         h->cpus[0] = (unsigned)sched_getcpu();
     }
-    if (make_state_dir(h, err, errlen) < 0)
+    if (copy_ro_paths(h, err, errlen) < 0 || make_state_dir(h, err, errlen) < 0)
         goto fail;
     char perr[SBX_ERR_LEN];
     h->seccomp = prctl(PR_GET_SECCOMP) >= 0 && pol_build(&h->bpf, perr, sizeof perr) == 0;
@@ -128,6 +181,7 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
     return 0;
 fail:
     free(h->bpf.filter);
+    free(h->ro_paths);
     free(h);
     return -1;
 }
@@ -138,6 +192,7 @@ void sbx_host_close(sbx_host *h)
         return;
     pthread_mutex_destroy(&h->mu);
     free(h->bpf.filter);
+    free(h->ro_paths);
     free(h);
 }
 

@@ -109,6 +109,7 @@ struct sbx_host {
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
+    char **ro_paths;        /* opt.ro_paths copied, NULL-terminated (NULL: none) */
     char describe[512];
     atomic_uint next_slot; /* where the next slot search starts */
 };

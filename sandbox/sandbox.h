@@ -103,9 +103,13 @@ typedef struct sbx_collect {
 } sbx_collect;
 void sbx_collect_free(sbx_collect *c);
 
+/* The environment a run gets when its spec gives none: PATH, HOME=/box,
+ * LANG. NULL-terminated, static. */
+const char *const *sbx_env_default(void);
+
 typedef struct sbx_spec {
     const char *const *argv; /* NULL-terminated; argv[0] is searched in PATH */
-    const char *const *env;  /* NULL-terminated "K=V"; NULL: the minimal default */
+    const char *const *env;  /* NULL-terminated "K=V"; NULL: sbx_env_default() */
     const sbx_file *files;
     size_t nfiles;
     const void *stdin_data;  /* bytes fed as stdin; NULL/0: empty */
@@ -201,7 +205,15 @@ typedef struct sbx_host_options {
     const char *cgroup_name;/* our subtree in each hierarchy; default "gradeq" */
     uint64_t box_bytes;     /* size of /box (tmpfs); default 256 MiB */
     uint64_t tmp_bytes;     /* size of /tmp (tmpfs); default 64 MiB */
+    /* More host paths every box shows, read-only, at the same place (a
+     * runtime's data: /var/lib/ghc), bound once when a box is built;
+     * NULL-terminated, at most SBX_RO_PATHS_MAX. Each is absolute and plain
+     * (no ".", ".." or empty parts), outside /proc, /dev, /sys, /box and
+     * /tmp; one that does not exist is skipped, one under a tree the box
+     * already shows changes nothing. Copied: the caller's may go. */
+    const char *const *ro_paths;
 } sbx_host_options;
+#define SBX_RO_PATHS_MAX 64
 
 typedef struct sbx_host sbx_host;
 

@@ -8,7 +8,9 @@ set -u
 S=$(dirname "$0")/grade
 P=${GRADEQ_PROGS:-build/progs}
 G="timeout 120 $B/gradeq"
-LANGS="--languages deploy/languages"
+# The three presets these cases use (common.inc; languages.sh covers the
+# others).
+LANGS="--languages $T/langs3"
 
 # Ten tests "a b" -> a+b, named 1..10 (natural order: 2 before 10).
 mkdir -p "$T/ten"
@@ -116,7 +118,7 @@ bad_cli() { $G grade "$@" >/dev/null 2>"$T/badcli.err"; [ $? = 2 ] && [ -s "$T/b
 check "no --tests: exit 2" 'bad_cli -- ./main'
 check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c'
 check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
-check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cobol --source "$S/sum.c"'
+check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language no-such-language --source "$S/sum.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
@@ -132,7 +134,7 @@ check "a preset whose compiler is missing is marked so" '$B/gradeq languages --l
 # --- the same through a worker ------------------------------------------------
 start_redis || exit 1
 port=$(( 20000 + $$ % 20000 ))
-start_worker gw --threads 2 --languages deploy/languages --metrics-addr "$port" --claim-idle-ms 1000
+start_worker gw --threads 2 $LANGS --metrics-addr "$port" --claim-idle-ms 1000
 GW=$LAST_WORKER
 submit_json() {
     name=$1; shift
@@ -170,8 +172,8 @@ done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
 check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
-submit_json q_nolang --tests "$T/ten" --language cobol --source "$S/sum.c"
-check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"cobol\" is not a language of this worker"'
+submit_json q_nolang --tests "$T/ten" --language no-such-language --source "$S/sum.c"
+check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"no-such-language\" is not a language of this worker"'
 # Bad combinations sent raw: BAD_JOB naming the field.
 raw() { python3 - "$@" <<'PY' > "$T/raw.bin"
 import sys

@@ -12,7 +12,7 @@
 
 #include "queue/redis.h"
 #include "worker/cli/cli.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 
 const char wk_cli_run_help[] =
     "  --cpu-ms N          CPU time of all processes (default 1000)\n"

@@ -1,6 +1,6 @@
 /* cmd_grade.c -- `gradeq grade`: a submission against a folder of tests,
- * here, no Redis; `gradeq languages`: the presets. The CLI starts once per
- * submission: one host, one box, reused by every test. */
+ * here, no Redis. The CLI starts once per submission: one host, one box,
+ * reused by every test. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,7 +55,9 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
     progress pr = { f, j->grade->ntests, isatty(fileno(f)) == 1 };
     plan.on_test = on_test;
     plan.ctx = &pr;
-    sbx_host_options ho = { .require_isolation = c->require_isolation };
+    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
+    wk_langs_paths(langs, paths, sizeof paths / sizeof paths[0]);
+    sbx_host_options ho = { .require_isolation = c->require_isolation, .ro_paths = paths };
     sbx_host *host = NULL;
     sbx_box *box = NULL, *cbox = NULL;
     if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
@@ -134,24 +136,4 @@ bad:
     wk_cli_grade_free(&g);
     wk_cli_run_free(&c);
     return 2;
-}
-
-int wk_cmd_languages(int argc, char **argv)
-{
-    const char *path = NULL;
-    char err[512];
-    if (argc == 3 && strcmp(argv[1], "--languages") == 0)
-        path = argv[2];
-    else if (argc != 1) {
-        fprintf(stderr, "usage: gradeq languages [--languages FILE]\n");
-        return 2;
-    }
-    wk_langs l;
-    if (wk_langs_load(path, &l, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq languages: %s\n", err);
-        return 2;
-    }
-    wk_langs_print(&l, stdout);
-    wk_langs_free(&l);
-    return 0;
 }

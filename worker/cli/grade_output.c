@@ -45,6 +45,8 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
         json_graded(f, &g->tests[i], true);
     }
     fprintf(f, "],\"passed\":%llu,\"total\":%llu", (unsigned long long)g->passed, (unsigned long long)g->total);
+    if (g->time_factor_milli)
+        fprintf(f, ",\"time_factor\":%g", g->time_factor_milli / 1000.0);
 }
 
 /* s with what is not text (wk_text_char) as '?', at most max bytes: a
@@ -99,5 +101,8 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
             break;
         }
     }
-    fprintf(f, " (%s)\n", r->status);
+    fprintf(f, " (%s)", r->status);
+    if (g->time_factor_milli)
+        fprintf(f, ", time limits x%g", g->time_factor_milli / 1000.0);
+    fputc('\n', f);
 }
