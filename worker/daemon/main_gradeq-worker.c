@@ -75,6 +75,10 @@ static int check_languages(const sigset_t *sigs, char *err, size_t errlen)
             wk_log(WK_LOG_INFO, "%s: stopping the language self-tests", strsignal(sig));
     }
     pthread_join(t, NULL);
+    /* A signal taken here is the start's to obey, even when the checks
+     * were already done. */
+    if (c.rc == 0 && atomic_load(&w.check_stop))
+        return snprintf(err, errlen, "stopped during the language self-tests"), -1;
     if (c.rc < 0)
         snprintf(err, errlen, "%s", c.err);
     return c.rc;

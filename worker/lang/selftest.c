@@ -246,23 +246,24 @@ static void *work(void *arg)
 }
 
 /* Waits for the threads, or for the deadline or a stop request (looked at
- * every STOP_POLL_MS): then cancels what runs. */
+ * every STOP_POLL_MS): then cancels what runs, again at each poll until
+ * every thread is done (a cancel that lands as a run starts may be lost;
+ * and a self-test is several runs). */
 #define STOP_POLL_MS 100
 static void wait_all(checker *c)
 {
     uint64_t end = c->o->deadline_ms ? now_ms() + c->o->deadline_ms : UINT64_MAX;
     pthread_mutex_lock(&c->mu);
-    while (c->live && !c->over) {
+    while (c->live) {
         uint64_t now = now_ms();
-        if (now >= end || (c->o->stop && atomic_load(c->o->stop))) {
+        if (!c->over && (now >= end || (c->o->stop && atomic_load(c->o->stop)))) {
             c->over = true;
             c->stopped = now < end;
-            for (unsigned i = 0; i < THREADS_MAX; i++)
-                if (c->running[i])
-                    sbx_box_cancel(c->running[i]);
-            break;
         }
-        uint64_t left = end - now < STOP_POLL_MS ? end - now : STOP_POLL_MS;
+        for (unsigned i = 0; c->over && i < THREADS_MAX; i++)
+            if (c->running[i])
+                sbx_box_cancel(c->running[i]);
+        uint64_t left = c->over || end - now >= STOP_POLL_MS ? STOP_POLL_MS : end - now;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += (long)left * 1000000;
