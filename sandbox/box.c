@@ -289,6 +289,7 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
     if (!b)
         return sbx_fail(err, errlen, "out of memory");
     b->host = h;
+    atomic_fetch_add(&h->boxes_opened, 1);
     b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
     b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

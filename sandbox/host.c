@@ -76,10 +76,10 @@ static bool plain_path(const char *p)
 
 /* Copies the caller's read-only paths into one block the host owns (the
  * zygotes read it after their clone). */
-static int copy_ro_paths(sbx_host *h, char *err, size_t errlen)
+int sbx_host_ro_paths(sbx_host *h, const char *const *in, char *err, size_t errlen)
 {
-    const char *const *in = h->opt.ro_paths;
-    h->opt.ro_paths = NULL;
+    if (atomic_load(&h->boxes_opened))
+        return sbx_fail(err, errlen, "read-only paths are set before the first box is opened");
     size_t n = 0, bytes = 0;
     for (; in && in[n]; n++) {
         if (n == SBX_RO_PATHS_MAX)
@@ -92,6 +92,8 @@ static int copy_ro_paths(sbx_host *h, char *err, size_t errlen)
         }
         bytes += strlen(in[n]) + 1;
     }
+    free(h->ro_paths);
+    h->ro_paths = NULL;
     if (!n)
         return 0;
     h->ro_paths = malloc((n + 1) * sizeof *h->ro_paths + bytes);
@@ -153,7 +155,7 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
         h->ncpu = 1;
         h->cpus[0] = (unsigned)sched_getcpu();
     }
-    if (copy_ro_paths(h, err, errlen) < 0 || make_state_dir(h, err, errlen) < 0)
+    if (make_state_dir(h, err, errlen) < 0)
         goto fail;
     char perr[SBX_ERR_LEN];
     h->seccomp = prctl(PR_GET_SECCOMP) >= 0 && pol_build(&h->bpf, perr, sizeof perr) == 0;
@@ -181,7 +183,6 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
     return 0;
 fail:
     free(h->bpf.filter);
-    free(h->ro_paths);
     free(h);
     return -1;
 }

@@ -205,15 +205,7 @@ typedef struct sbx_host_options {
     const char *cgroup_name;/* our subtree in each hierarchy; default "gradeq" */
     uint64_t box_bytes;     /* size of /box (tmpfs); default 256 MiB */
     uint64_t tmp_bytes;     /* size of /tmp (tmpfs); default 64 MiB */
-    /* More host paths every box shows, read-only, at the same place (a
-     * runtime's data: /var/lib/ghc), bound once when a box is built;
-     * NULL-terminated, at most SBX_RO_PATHS_MAX. Each is absolute and plain
-     * (no ".", ".." or empty parts), outside /proc, /dev, /sys, /box and
-     * /tmp; one that does not exist is skipped, one under a tree the box
-     * already shows changes nothing. Copied: the caller's may go. */
-    const char *const *ro_paths;
 } sbx_host_options;
-#define SBX_RO_PATHS_MAX 64
 
 typedef struct sbx_host sbx_host;
 
@@ -224,6 +216,15 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
 void sbx_host_close(sbx_host *h);
 /* The protections every run on this host will have. */
 unsigned sbx_host_isolation(const sbx_host *h);
+/* More host paths every box of h shows, read-only, at the same place (a
+ * runtime's data: /var/lib/ghc), bound when a box is built: set before the
+ * first sbx_box_open. NULL-terminated, at most SBX_RO_PATHS_MAX; each is
+ * absolute and plain (no ".", ".." or empty parts), outside /proc, /dev,
+ * /sys, /box and /tmp; one that does not exist is skipped, one under a tree
+ * the box already shows changes nothing. Copied. Returns 0, or -1 with err
+ * (a path refused, a box already opened). */
+#define SBX_RO_PATHS_MAX 64
+int sbx_host_ro_paths(sbx_host *h, const char *const *paths, char *err, size_t errlen);
 /* One line describing the host: cgroup version, what is missing and why. */
 const char *sbx_host_describe(const sbx_host *h);
 /* What opening the host did to get a cgroup (cgroup v2: a transient scope

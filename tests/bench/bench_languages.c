@@ -270,12 +270,10 @@ int main(int argc, char **argv)
     char err[512];
     if (wk_langs_load(LANGS_FILE, &langs, err, sizeof err) < 0)
         die(LANGS_FILE, err);
-    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
-    wk_langs_paths(&langs, paths, sizeof paths / sizeof paths[0]);
-    sbx_host_options ho = { .require_isolation = true, .ro_paths = paths };
+    sbx_host_options ho = { .require_isolation = true };
     sbx_host *host;
     sbx_box *box;
-    if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0)
+    if (wk_langs_host_open(&langs, &ho, &host, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0)
         die("sandbox", err);
     printf("1-2. hello world, one test: bare on the host vs in the sandbox (median of %d, ms); the compile step\n",
            runs);

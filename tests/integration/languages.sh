@@ -31,7 +31,7 @@ set -u
 L=deploy/languages
 D=tests/languages
 G="timeout 600 $B/gradeq"
-PAR=${GRADEQ_LANG_JOBS:-2}
+PAR=${GRADEQ_LANG_JOBS:-1}
 CASES="hello hello1 sum oom gc loop error syntax threads fork pool"
 case $B in *san*) CASES="hello oom syntax" ;; esac
 

@@ -170,9 +170,6 @@ static void reader_keys(void **state)
     assert_int_equal(j->compile_limits[Q_LIM_MEMORY_BYTES], 1u << 30);
     assert_string_equal(j->selftest, "class M {\n\tx \\ y\n}");
     assert_int_equal(j->selftest_len, 18);
-    const char *paths[8];
-    assert_int_equal(wk_langs_paths(&l, paths, 8), 2);
-    assert_null(paths[2]);
     wk_langs_free(&l);
 }
 

@@ -55,12 +55,10 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs 
     progress pr = { f, j->grade->ntests, isatty(fileno(f)) == 1 };
     plan.on_test = on_test;
     plan.ctx = &pr;
-    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
-    wk_langs_paths(langs, paths, sizeof paths / sizeof paths[0]);
-    sbx_host_options ho = { .require_isolation = c->require_isolation, .ro_paths = paths };
+    sbx_host_options ho = { .require_isolation = c->require_isolation };
     sbx_host *host = NULL;
     sbx_box *box = NULL, *cbox = NULL;
-    if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
+    if (wk_langs_host_open(langs, &ho, &host, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq grade: cannot start the sandbox: %s\n", err);
         sbx_host_close(host);
         wk_plan_store_free(&st);

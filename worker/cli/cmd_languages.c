@@ -131,15 +131,13 @@ int wk_cmd_languages(int argc, char **argv)
         wk_langs_free(&l);
         return 2;
     }
-    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
-    wk_langs_paths(&l, paths, sizeof paths / sizeof paths[0]);
-    sbx_host_options ho = { .ro_paths = paths };
+    sbx_host_options ho = { 0 };
     sbx_host *host = NULL;
     cpu_set_t cpus;
     unsigned ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
     wk_check_opts o = { .parallel = ncpu, .selftest = check, .only = keep };
     int rc = 0;
-    if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || wk_langs_check(&l, host, &o, err, sizeof err) < 0) {
+    if (wk_langs_host_open(&l, &ho, &host, err, sizeof err) < 0 || wk_langs_check(&l, host, &o, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq languages: no versions, no self-tests: the sandbox cannot start: %s\n", err);
         rc = check ? 2 : 0;
     }

@@ -60,7 +60,7 @@ static bool required(const char *list, const char *name)
 
 /* The registry's languages field: {"name":"version",...} of the presets
  * that work (names and versions are the operator's and the runtimes':
- * escaped). */
+ * escaped). 64 presets of 64-byte names and 48-byte versions fit. */
 static void registry_field(wk_worker *w)
 {
     FILE *f = fmemopen(w->lang_json, sizeof w->lang_json, "w");
@@ -77,9 +77,12 @@ static void registry_field(wk_worker *w)
         wk_json_string(f, l->version);
     }
     fputc('}', f);
-    if (ferror(f) || ftell(f) >= (long)sizeof w->lang_json)
-        snprintf(w->lang_json, sizeof w->lang_json, "{}");
+    bool full = ferror(f) || ftell(f) >= (long)sizeof w->lang_json;
     fclose(f);
+    if (full) {
+        wk_log(WK_LOG_WARN, "grading: the working presets' names and versions do not fit the registry; it says {}");
+        snprintf(w->lang_json, sizeof w->lang_json, "{}");
+    }
 }
 
 int wk_grade_check(wk_worker *w, char *err, size_t errlen)

@@ -88,11 +88,9 @@ static int setup(const sigset_t *sigs, char *err, size_t errlen)
 {
     if (wk_grade_setup(&w, err, errlen) < 0)
         return -1;
-    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
-    wk_langs_paths(&w.langs, paths, sizeof paths / sizeof paths[0]);
-    sbx_host_options ho = { .require_isolation = w.cfg.require_isolation, .ro_paths = paths };
+    sbx_host_options ho = { .require_isolation = w.cfg.require_isolation };
     char serr[SBX_ERR_LEN];
-    if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
+    if (wk_langs_host_open(&w.langs, &ho, &w.host, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
     wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
     if (check_languages(sigs, err, errlen) < 0)

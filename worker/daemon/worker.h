@@ -67,7 +67,7 @@ struct wk_worker {
     pthread_mutex_t hb_mu;
     pthread_cond_t hb_cv;
     wk_langs langs;                /* grading presets (grade_job.c) */
-    char lang_json[2048];          /* the working ones and their versions, for the registry */
+    char lang_json[8192];          /* the working ones and their versions, for the registry */
     atomic_int check_stop;         /* a signal came during the self-tests */
     struct wk_compile_cache *cache; /* grading: compile artifacts, shared */
 };

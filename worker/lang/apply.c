@@ -112,6 +112,15 @@ int wk_lang_command(const wk_lang *l, bool compile, const sbx_limits *lim, const
     for (size_t i = 0; i < njob; i++)
         env_set(out->env, &n, job_env[i]);
     out->env[n] = NULL;
+    /* What the sandbox would refuse at run time is the job's to hear now. */
+    size_t bytes = 0;
+    for (size_t i = 0; out->argv[i]; i++)
+        bytes += strlen(out->argv[i]) + 1;
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(out->env[i]) + 1;
+    if (bytes > SBX_EXEC_BYTES_MAX)
+        return snprintf(err, errlen, "language %s: its command and environment with the job's take %zu bytes, more "
+                        "than %d", l->name, bytes, SBX_EXEC_BYTES_MAX), -1;
     return 0;
 }
 

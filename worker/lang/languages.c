@@ -439,7 +439,9 @@ const wk_lang *wk_lang_find(const wk_langs *l, const char *name)
     return NULL;
 }
 
-size_t wk_langs_paths(const wk_langs *l, const char **out, size_t max)
+/* The union of the presets' read-only paths, NULL-terminated, pointing
+ * into l. */
+static size_t paths_of(const wk_langs *l, const char **out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; l && i < l->n; i++)
@@ -450,7 +452,21 @@ size_t wk_langs_paths(const wk_langs *l, const char **out, size_t max)
             if (!dup && n + 1 < max)
                 out[n++] = l->v[i].paths[k];
         }
-    if (max)
-        out[n] = NULL;
+    out[n] = NULL;
     return n;
+}
+
+int wk_langs_host_open(const wk_langs *l, const sbx_host_options *o, sbx_host **out, char *err, size_t errlen)
+{
+    const char *paths[WK_LANG_MAX * WK_LANG_PATHS + 1];
+    paths_of(l, paths, sizeof paths / sizeof paths[0]);
+    *out = NULL;
+    if (sbx_host_open(out, o, err, errlen) < 0)
+        return -1;
+    if (sbx_host_ro_paths(*out, paths, err, errlen) < 0) {
+        sbx_host_close(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }

@@ -81,9 +81,9 @@ typedef struct wk_langs {
 int wk_langs_load(const char *path, wk_langs *out, char *err, size_t errlen);
 void wk_langs_free(wk_langs *l);
 const wk_lang *wk_lang_find(const wk_langs *l, const char *name);
-/* The union of the presets' read-only paths, NULL-terminated, pointing
- * into l (at most WK_LANG_MAX * WK_LANG_PATHS + 1 entries in out). */
-size_t wk_langs_paths(const wk_langs *l, const char **out, size_t max);
+/* sbx_host_open for running these presets (l may be NULL): every box
+ * also shows the union of their read-only paths. */
+int wk_langs_host_open(const wk_langs *l, const sbx_host_options *o, sbx_host **out, char *err, size_t errlen);
 
 /* Splits cmd on blanks (single and double quotes group) into argv (max
  * entries, NULL-terminated) with the words in buf. Returns the count, or
