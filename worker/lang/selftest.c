@@ -5,8 +5,9 @@
  * grading job of one test through the engine (the same plan, limits,
  * placeholders, environment and verdicts a submission gets), so what
  * passes here is what jobs will run. The calling thread waits for the
- * deadline: past it, every box still running is cancelled (its preset
- * "timed out") and presets not yet started are refused as unchecked.
+ * deadline (or a stop): past it, every box still running is cancelled (its
+ * preset "timed out") and presets not yet started are refused as
+ * unchecked.
  *
  * THREADS. Each preset is written by the one thread that took it (the
  * counter `next` hands each out once); `running` and `over` are shared
@@ -150,7 +151,7 @@ static void verdict(checker *c, const wk_graded *g, wk_grade_rc rc, char *why, s
     } else if (strcmp(t->status, "TIME_LIMIT") == 0 || strcmp(t->status, "WALL_TIME_LIMIT") == 0) {
         snprintf(why, size, "self-test timed out (%s)", t->status);
     } else if (strcmp(t->status, "EXEC_ERROR") == 0) {
-        snprintf(why, size, "self-test: exec refused (%s)", g->error[0] ? g->error : "EXEC_ERROR");
+        snprintf(why, size, "self-test: exec refused (EXEC_ERROR)");
     } else {
         first_line(t->stderr_buf, t->stderr_len, line, sizeof line);
         snprintf(why, size, "self-test: %s%s%s", t->status, line[0] ? ": " : "", line);
