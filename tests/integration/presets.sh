@@ -1,6 +1,8 @@
 #!/bin/sh
 # Language presets beyond any one language: flags worked out from each
-# run's own limits, the time factor in the verdict and the result; and a
+# run's own limits, the time factor in the verdict and the result, a
+# runtime's out-of-memory message believed only when the memory was used;
+# and a
 # worker proving its presets at start, for real: one that works,
 # and one for each way a preset fails (its program missing, behind env too;
 # its compile step failing; wrong output; too slow; past the self-tests'
@@ -94,6 +96,23 @@ assert d[\"time_factor\"] == 2.5 and t[\"status\"] == \"TIME_LIMIT\" and 1000000
 $G grade --languages "$T/features" --language slow --source "$T/loop.sh" --tests "$T/none" --cpu-ms 400 \
     > "$T/slow.txt" 2>/dev/null
 check "... and in the summary line" 'grep -q "(TIME_LIMIT), time limits x2.5" "$T/slow.txt"'
+
+# --- a runtime's own out-of-memory: believed only when measured -------------------
+cat > "$T/oomlang" <<'EOF'
+[fake]
+source = main.py
+run = python3 -S main.py
+heap_mb = memory_mb / 2
+oom = OutOfMemoryError
+EOF
+printf 'import sys\nb = bytearray(b"x" * (150 << 20))\nsys.stderr.write("java.lang.OutOfMemoryError\\n")\nsys.exit(1)\n' > "$T/used.py"
+printf 'import sys\nsys.stderr.write("java.lang.OutOfMemoryError\\n")\nsys.exit(1)\n' > "$T/said.py"
+for p in used said; do
+    $G grade --json --languages "$T/oomlang" --language fake --source "$T/$p.py" --tests "$T/none" > "$T/$p.json" 2>/dev/null
+done
+st() { python3 -c "import json,sys; t = json.load(open(sys.argv[1]))[\"tests\"][0]; print(t[\"status\"], t[\"memory_bytes\"] >> 20)" "$T/$1.json"; }
+check "its message and 150 MiB used of a 128 MiB ceiling: MEMORY_LIMIT" '[ "$(st used | cut -d" " -f1)" = MEMORY_LIMIT ] || { echo "  $(st used)"; false; }'
+check "its message alone, the memory unused: RUNTIME_ERROR" '[ "$(st said | cut -d" " -f1)" = RUNTIME_ERROR ] || { echo "  $(st said)"; false; }'
 
 # --- gradeq languages --check: every reason, exit 1 ----------------------------
 $G languages --languages "$T/langs" --check > "$T/check.out" 2>&1; echo $? > "$T/check.rc"
