@@ -2,9 +2,8 @@
 # Language presets beyond any one language: flags worked out from each
 # run's own limits, the time factor in the verdict and the result, a
 # runtime's out-of-memory message believed only when the memory was used;
-# and a
-# worker proving its presets at start, for real: one that works,
-# and one for each way a preset fails (its program missing, behind env too;
+# and a worker proving its presets at start, for real: one that works, and
+# one for each way a preset fails (its program missing, behind env too;
 # its compile step failing; wrong output; too slow; past the self-tests'
 # deadline). The refused ones are named with why, the worker starts with
 # the rest (or does not, under --languages-required), a job naming a
