@@ -95,6 +95,9 @@ grade_json inter_wa --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P
 check "interactor says no: WRONG_ANSWER with its message" 'is inter_wa "d[\"status\"],d[\"tests\"][0][\"checker_message\"] is not None" "WRONG_ANSWER True"'
 grade_json inter_crash --tests "$T/guess" --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right
 check "interactor crashes: INTERACTOR_ERROR" 'is inter_crash "d[\"tests\"][0][\"status\"]" INTERACTOR_ERROR'
+# The program from a language preset: the interactor still travels with it.
+grade_json inter_lang --tests "$T/guess" $LANGS --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+check "interactor against a language preset's program: all OK" 'is inter_lang "d[\"status\"],d[\"passed\"]" "OK 3"'
 check "--checker with --interactor: exit 2" '! $G grade --tests "$T/guess" --checker exact --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1'
 
 # --- what the compile step leaves: regular files only, bounded ------------
@@ -171,6 +174,8 @@ for c in exact tokens float:1e-6; do
 done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
 check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
+submit_json q_inter_lang --tests "$T/guess" --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+check "worker: interactor against a language preset's program" 'same_verdicts inter_lang q_inter_lang'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
 submit_json q_nolang --tests "$T/ten" --language no-such-language --source "$S/sum.c"
 check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"no-such-language\" is not a language of this worker"'

@@ -112,6 +112,9 @@ done
 st() { python3 -c "import json,sys; t = json.load(open(sys.argv[1]))[\"tests\"][0]; print(t[\"status\"], t[\"memory_bytes\"] >> 20)" "$T/$1.json"; }
 check "its message and 150 MiB used of a 128 MiB ceiling: MEMORY_LIMIT" '[ "$(st used | cut -d" " -f1)" = MEMORY_LIMIT ] || { echo "  $(st used)"; false; }'
 check "its message alone, the memory unused: RUNTIME_ERROR" '[ "$(st said | cut -d" " -f1)" = RUNTIME_ERROR ] || { echo "  $(st said)"; false; }'
+$G grade --json --languages "$T/oomlang" --language fake --source "$T/used.py" --tests "$T/none" \
+    --interactor "${GRADEQ_PROGS:-build/progs}/guess_interactor" > "$T/iused.json" 2>/dev/null
+check "... and against an interactor, the same: MEMORY_LIMIT" '[ "$(st iused | cut -d" " -f1)" = MEMORY_LIMIT ] || { echo "  $(st iused)"; false; }'
 
 # --- gradeq languages --check: every reason, exit 1 ----------------------------
 $G languages --languages "$T/langs" --check > "$T/check.out" 2>&1; echo $? > "$T/check.rc"

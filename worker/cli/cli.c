@@ -245,6 +245,16 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     return 0;
 }
 
+int wk_cli_run_preset(wk_cli_run *c, char *err, size_t errlen)
+{
+    if (!c->limits_given && !c->limits.cpu_ms)
+        sbx_limits_default(&c->limits);
+    if (c->has_interactor && localize(c, &c->inter_argv[0], c->inter_files, &c->ninter_files, 64, err, errlen) < 0)
+        return -1;
+    c->spec.limits = c->limits;
+    return 0;
+}
+
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out)
 {
     *out = c->spec.limits;

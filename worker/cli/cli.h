@@ -53,6 +53,9 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
 /* After the options: the program and its arguments (argv[i..]). A PROGRAM
  * that is a local file outside the system dirs travels into /box. */
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
+/* The same when a language preset gives the program: the limits settled,
+ * and a local interactor made to travel. */
+int wk_cli_run_preset(wk_cli_run *c, char *err, size_t errlen);
 void wk_cli_run_free(wk_cli_run *c);
 /* The interactor's limits: the program's, with those given for it. */
 void wk_cli_interactor_limits(const wk_cli_run *c, sbx_limits *out);

@@ -111,11 +111,11 @@ int wk_cmd_grade(int argc, char **argv)
         if (rc == 0)
             break;
     }
-    if (i < argc || !g.language) {
-        if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
-            fprintf(stderr, "gradeq grade: %s\n", err);
-            goto bad;
-        }
+    /* A language preset gives the program. */
+    if ((i < argc || !g.language ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err)
+                                 : wk_cli_run_preset(&c, err, sizeof err)) < 0) {
+        fprintf(stderr, "gradeq grade: %s\n", err);
+        goto bad;
     }
     q_job j;
     wk_langs langs = { 0 };

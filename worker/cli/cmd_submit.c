@@ -130,7 +130,8 @@ int wk_cmd_submit(int argc, char **argv)
             break;
     }
     /* A language preset gives the program. */
-    if ((i < argc || !g.language) && wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
+    if ((i < argc || !g.language ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err)
+                                 : wk_cli_run_preset(&c, err, sizeof err)) < 0) {
         wk_cli_run_free(&c);
         wk_cli_grade_free(&g);
         return wk_usage_error("submit", "%s", err);
