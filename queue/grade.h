@@ -72,6 +72,8 @@
  *             message (str or nil: why it was not run)
  *   passed, total  non-negative integers
  *   score, max_score  decimal strings (points.h)
+ *   time_factor    number, present when a language preset gave its tests
+ *             more time (cpu and wall limits times this)
  *
  * Ownership: as job.h's: names, argv and paths owned, bytes borrowed from
  * the decoded buffer. A decoded q_grade_result is one allocation.
@@ -216,6 +218,7 @@ typedef struct q_grade_result {
     size_t ngroups;
     uint64_t passed, total;
     q_points score, max_score;
+    uint32_t time_factor_milli; /* 0: none; 1500 = 1.5 */
     void *priv;              /* storage of a decoded one; NULL otherwise */
 } q_grade_result;
 

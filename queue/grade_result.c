@@ -94,7 +94,7 @@ static int put_groups(q_enc *e, const q_grade_result *r)
 
 size_t q_grade_result_entries(const q_grade_result *r)
 {
-    return r ? 5 + (r->ngroups > 0) + r->has_compile : 0;
+    return r ? 5 + (r->ngroups > 0) + r->has_compile + (r->time_factor_milli != 0) : 0;
 }
 
 int q_grade_result_put(q_enc *e, const q_grade_result *r)
@@ -111,6 +111,9 @@ int q_grade_result_put(q_enc *e, const q_grade_result *r)
         if (put_graded(e, &r->tests[i], true) < 0)
             return -1;
     if (r->ngroups && put_groups(e, r) < 0)
+        return -1;
+    if (r->time_factor_milli && (q_enc_cstr(e, "time_factor") < 0 ||
+                                 q_enc_packed(e, msgpack_pack_double(&e->pk, r->time_factor_milli / 1000.0)) < 0))
         return -1;
     return q_enc_uint(e, "passed", r->passed) < 0 || q_enc_uint(e, "total", r->total) < 0 ||
                    put_score(e, "score", r->score) < 0 || put_score(e, "max_score", r->max_score) < 0
@@ -251,9 +254,25 @@ static int get_group(gdec *d, const msgpack_object *o, q_group_result *g)
                : 0;
 }
 
-enum { X_COMPILE, X_TESTS, X_GROUPS, X_PASSED, X_TOTAL, X_SCORE, X_MAX, X_KEYS };
+enum { X_COMPILE, X_TESTS, X_GROUPS, X_PASSED, X_TOTAL, X_SCORE, X_MAX, X_FACTOR, X_KEYS };
 static const char *const result_grade_keys[X_KEYS] = { "compile", "tests", "groups", "passed", "total", "score",
-                                                       "max_score" };
+                                                       "max_score", "time_factor" };
+
+/* A time factor: a number above 0 and at most 100, kept in thousandths. */
+static int get_factor(const msgpack_object *o, uint32_t *milli, char *err, size_t errlen)
+{
+    if (!o || o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    double f = o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32 ? o->via.f64
+               : o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= 100 ? (double)o->via.u64
+                                                                              : -1;
+    if (!(f > 0 && f <= 100))
+        return q_fail(err, errlen, "time_factor: not a number above 0 and at most 100");
+    *milli = (uint32_t)(f * 1000 + 0.5);
+    if (!*milli)
+        *milli = 1;
+    return 0;
+}
 
 static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *out, char *err, size_t errlen)
 {
@@ -313,7 +332,9 @@ static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *
     d.where = "result";
     if (get_num(&d, v[X_PASSED], "passed", NULL, NULL, &out->passed, NULL) < 0 ||
         get_num(&d, v[X_TOTAL], "total", NULL, NULL, &out->total, NULL) < 0 ||
-        get_score(&d, v[X_SCORE], "score", &out->score) < 0 || get_score(&d, v[X_MAX], "max_score", &out->max_score) < 0)
+        get_score(&d, v[X_SCORE], "score", &out->score) < 0 ||
+        get_score(&d, v[X_MAX], "max_score", &out->max_score) < 0 ||
+        get_factor(v[X_FACTOR], &out->time_factor_milli, err, errlen) < 0)
         return -1;
     return 1;
 }

@@ -196,6 +196,10 @@ typedef struct q_worker_info {
     long long jobs_done;
     long long started_at;    /* unix seconds */
     long long last_seen;     /* unix seconds */
+    char languages[8192];    /* the language presets that work there and
+                              * their versions, a JSON object
+                              * {"java":"17.0.15",...}; "" when it has none
+                              * (or is older) */
 } q_worker_info;
 
 /* HSET the fields + EXPIRE ttl_s, pipelined in one round trip. */

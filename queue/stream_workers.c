@@ -35,7 +35,7 @@ static const q_script script_workers = {
 
 /* The fields of P:worker:<name>, in q_worker_info order after the name. */
 static const char *const worker_fields[] = { "host", "version", "pid", "threads", "busy",
-                                             "jobs_done", "started_at", "last_seen" };
+                                             "jobs_done", "started_at", "last_seen", "languages" };
 
 static int check_worker(const char *prefix, const char *name, char *err, size_t errlen)
 {
@@ -67,6 +67,8 @@ int q_worker_beat(q_conn *c, const char *prefix, const q_worker_info *w, long tt
         q_args_str(&hset, worker_fields[i + 2]);
         q_args_ll(&hset, nums[i]);
     }
+    q_args_str(&hset, worker_fields[8]);
+    q_args_bin(&hset, w->languages, strnlen(w->languages, sizeof w->languages));
     q_args_init(&expire);
     q_args_str(&expire, "EXPIRE");
     q_args_str(&expire, key);
@@ -121,7 +123,7 @@ static int read_workers(q_conn *c, size_t name_at, redisReply *const *keys, size
     size_t added = 0;
     for (size_t i = 0; i < n; i++) {
         const redisReply *f = r->element[i];
-        if (!q_is_array(f, 8) || f->element[0]->type != REDIS_REPLY_STRING)
+        if (!q_is_array(f, 9) || f->element[0]->type != REDIS_REPLY_STRING)
             continue; /* expired, or not written by q_worker_beat */
         q_worker_info *w = &out[have + added];
         memset(w, 0, sizeof *w);
@@ -138,6 +140,7 @@ static int read_workers(q_conn *c, size_t name_at, redisReply *const *keys, size
                               &w->started_at, &w->last_seen };
         for (size_t k = 0; k < 6; k++)
             *nums[k] = q_reply_ll(f->element[k + 2]);
+        q_copy_str(w->languages, sizeof w->languages, f->element[8]);
         added++;
     }
     freeReplyObject(r);

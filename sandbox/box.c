@@ -40,6 +40,11 @@ static const char *const default_env[] = {
     "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/box", "LANG=C.UTF-8", NULL,
 };
 
+const char *const *sbx_env_default(void)
+{
+    return default_env;
+}
+
 static int recv_ready(sbx_box *b, char *err, size_t errlen)
 {
     zy_msg m;
@@ -375,6 +380,7 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
     if (!b)
         return sbx_fail(err, errlen, "out of memory");
     b->host = h;
+    atomic_fetch_add(&h->boxes_opened, 1);
     b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
     b->run_id = 1;
     pthread_mutex_init(&b->mu, NULL);

@@ -62,6 +62,61 @@ static int make_state_dir(sbx_host *h, char *err, size_t errlen)
     return 0;
 }
 
+/* A read-only path for the boxes (see sbx_host_options.ro_paths). */
+static bool plain_path(const char *p)
+{
+    static const char *const own[] = { "/proc", "/dev", "/sys", "/box", "/tmp" };
+    size_t n = strlen(p);
+    if (p[0] != '/' || n < 2 || n >= 256 || p[n - 1] == '/')
+        return false;
+    for (const char *c = p; *c; c++) {
+        if (*c <= ' ' || *c >= 127)
+            return false;
+        if (c[0] == '/' && (c[1] == '/' || (c[1] == '.' && (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3]))))))
+            return false;
+    }
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        size_t k = strlen(own[i]);
+        if (strncmp(p, own[i], k) == 0 && (p[k] == 0 || p[k] == '/'))
+            return false;
+    }
+    return true;
+}
+
+/* Copies the caller's read-only paths into one block the host owns (the
+ * zygotes read it after their clone). */
+int sbx_host_ro_paths(sbx_host *h, const char *const *in, char *err, size_t errlen)
+{
+    if (atomic_load(&h->boxes_opened))
+        return sbx_fail(err, errlen, "read-only paths are set before the first box is opened");
+    size_t n = 0, bytes = 0;
+    for (; in && in[n]; n++) {
+        if (n == SBX_RO_PATHS_MAX)
+            return sbx_fail(err, errlen, "more than %d read-only paths", SBX_RO_PATHS_MAX);
+        if (!plain_path(in[n])) {
+            char shown[80];
+            sbx_quote(shown, sizeof shown, in[n]);
+            return sbx_fail(err, errlen, "read-only path \"%s\": not a plain absolute path outside /proc, /dev, "
+                            "/sys, /box and /tmp", shown);
+        }
+        bytes += strlen(in[n]) + 1;
+    }
+    free(h->ro_paths);
+    h->ro_paths = NULL;
+    if (!n)
+        return 0;
+    h->ro_paths = malloc((n + 1) * sizeof *h->ro_paths + bytes);
+    if (!h->ro_paths)
+        return sbx_fail(err, errlen, "out of memory");
+    char *s = (char *)(h->ro_paths + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        h->ro_paths[i] = strcpy(s, in[i]);
+        s += strlen(in[i]) + 1;
+    }
+    h->ro_paths[n] = NULL;
+    return 0;
+}
+
 /* why: for namespaces found missing, the set-up's error. */
 static void describe(sbx_host *h, const char *why)
 {
@@ -173,6 +228,7 @@ void sbx_host_close(sbx_host *h)
     pthread_mutex_destroy(&h->mu);
     pthread_mutex_destroy(&h->probe_mu);
     free(h->bpf.filter);
+    free(h->ro_paths);
     free(h);
 }
 

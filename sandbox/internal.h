@@ -136,6 +136,8 @@ struct sbx_host {
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
+    char **ro_paths;        /* sbx_host_ro_paths' copy, NULL-terminated (NULL: none) */
+    atomic_uint boxes_opened; /* read-only paths are fixed once one is */
     char describe[512];
     atomic_uint next_slot; /* where the next slot search starts */
 };

@@ -156,9 +156,13 @@ typedef struct sbx_collect {
 } sbx_collect;
 void sbx_collect_free(sbx_collect *c);
 
+/* The environment a run gets when its spec gives none: PATH, HOME=/box,
+ * LANG. NULL-terminated, static. */
+const char *const *sbx_env_default(void);
+
 typedef struct sbx_spec {
     const char *const *argv; /* NULL-terminated; argv[0] is searched in PATH */
-    const char *const *env;  /* NULL-terminated "K=V"; NULL: the minimal default */
+    const char *const *env;  /* NULL-terminated "K=V"; NULL: sbx_env_default() */
     const sbx_file *files;
     size_t nfiles;
     const void *stdin_data;  /* bytes fed as stdin; NULL/0: empty */
@@ -274,6 +278,15 @@ void sbx_host_close(sbx_host *h);
  * leaves every run without them, a later box's failure is that box's
  * error. Before the first box, namespaces are not counted. */
 unsigned sbx_host_isolation(const sbx_host *h);
+/* More host paths every box of h shows, read-only, at the same place (a
+ * runtime's data: /var/lib/ghc), bound when a box is built: set before the
+ * first sbx_box_open. NULL-terminated, at most SBX_RO_PATHS_MAX; each is
+ * absolute and plain (no ".", ".." or empty parts), outside /proc, /dev,
+ * /sys, /box and /tmp; one that does not exist is skipped, one under a tree
+ * the box already shows changes nothing. Copied. Returns 0, or -1 with err
+ * (a path refused, a box already opened). */
+#define SBX_RO_PATHS_MAX 64
+int sbx_host_ro_paths(sbx_host *h, const char *const *paths, char *err, size_t errlen);
 /* One line describing the host: cgroup version, namespaces (yes, no and
  * why, untried before the first box), what is missing and why, and
  * whether the runs' oom_score_adj is pinned (CAP_SYS_RESOURCE). It changes

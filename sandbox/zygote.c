@@ -161,6 +161,47 @@ static void bind_ro(const char *src, const char *dst)
         fail_step("read-only bind of a system dir");
 }
 
+/* The host's read-only paths (sbx_host_options.ro_paths) at the same
+ * place: the parents made in the root tmpfs, then the path bound (a file
+ * onto an empty file, a directory onto a directory, a link copied). One
+ * under a tree already bound is there already. */
+static void bind_extra(const char *path, const char *const *sys_dirs, size_t nsys)
+{
+    static char dst[300];
+    struct stat st;
+    for (size_t i = 0; i < nsys; i++) {
+        size_t n = strlen(sys_dirs[i]);
+        if (path[0] == '/' && strncmp(path + 1, sys_dirs[i], n) == 0 && (path[n + 1] == 0 || path[n + 1] == '/'))
+            return;
+    }
+    for (char *const *p = zy_cfg->host->ro_paths; *p != path; p++) {
+        size_t n = strlen(*p);
+        if (strncmp(path, *p, n) == 0 && path[n] == '/')
+            return;
+    }
+    if (lstat(path, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+        return;
+    strcpy(dst, ROOT);
+    strcat(dst, path);
+    for (char *slash = strchr(dst + strlen(ROOT) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+            fail_step("making a read-only path's parents");
+        *slash = '/';
+    }
+    if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) {
+        bind_ro(path, dst);
+        return;
+    }
+    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fail_step("making a read-only file's mount point");
+    close(fd);
+    if (mount(path, dst, NULL, MS_BIND, NULL) < 0 ||
+        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+        fail_step("read-only bind of a file");
+}
+
 static void make_dev(void)
 {
     static const struct { const char *name; unsigned minor; } nodes[] = {
@@ -208,7 +249,9 @@ static void setup_mounts(void)
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         fail_step("making mounts private");
     setup_mqueue();
-    if (mount("gradeq", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=64,mode=755") < 0)
+    /* Inodes: the directories, links and mount points below, a few for
+     * each read-only path's parents. */
+    if (mount("gradeq", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=512,mode=755") < 0)
         fail_step("mounting the root tmpfs");
     for (size_t i = 0; i < sizeof sys_dirs / sizeof sys_dirs[0]; i++) {
         strcpy(src, "/");
@@ -217,6 +260,8 @@ static void setup_mounts(void)
         strcat(dst, sys_dirs[i]);
         bind_ro(src, dst);
     }
+    for (char *const *p = zy_cfg->host->ro_paths; p && *p; p++)
+        bind_extra(*p, sys_dirs, sizeof sys_dirs / sizeof sys_dirs[0]);
     if (mkdir(ROOT "/proc", 0555) < 0)
         fail_step("mkdir /proc");
     /* hidepid: the program must not read the zygote's cmdline or environ,

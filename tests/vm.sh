@@ -7,7 +7,16 @@
 # runs each test from a root login shell, and again inside a delegated unit
 # (systemd-run -p Delegate=yes), as the service runs.
 #
-#   tests/vm.sh [--login|--unit|--both] [--timeout S] [TEST...]
+#   tests/vm.sh [--login|--unit|--both] [--timeout S] [--cpus N]
+#               [--languages NAMES] [TEST...]
+#
+# --cpus N boots the guest with N vCPUs (real CPUs to every program there:
+# how runtimes that size their pools by the CPU count are proven bounded).
+# --languages NAMES installs those presets' toolchains in the guest
+# (tests/install-deps.sh --languages) and limits tests/integration/
+# languages.sh to them (GRADEQ_LANGS), e.g.
+#   tests/vm.sh --cpus 64 --login --languages "java kotlin go erlang elixir" \
+#       tests/integration/languages.sh
 #
 # TEST: a test binary (build/tests/test_sandbox, or build-san/... for the
 # ASan+UBSan build), an integration script
@@ -22,14 +31,16 @@
 set -eu
 cd "$(dirname "$0")/.."
 vm=${GRADEQ_VM:-../shared/vm}
-mode=both timeout=5400
+mode=both timeout=5400 cpus=2 langs=""
 while [ $# -gt 0 ]; do
     case $1 in
     --login) mode=login ;;
     --unit) mode=unit ;;
     --both) mode=both ;;
     --timeout) timeout=$2; shift ;;
-    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [TEST...]" >&2; exit 2 ;;
+    --cpus) cpus=$2; shift ;;
+    --languages) langs=$2; shift ;;
+    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [--cpus N] [--languages NAMES] [TEST...]" >&2; exit 2 ;;
     *) break ;;
     esac
     shift
@@ -58,6 +69,12 @@ make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tai
 cc -O2 -o /tmp/emulator_probe tests/emulator_probe.c && probe=\$(/tmp/emulator_probe) ||
     echo "vm: WARNING: the emulator mis-executes SETcc on a page's first write (\$probe): any failure below may be the emulator's, not gradeq's"
 tests/install-deps.sh >/tmp/deps.log 2>&1 || { echo "vm: installing the test packages failed"; cat /tmp/deps.log; exit 1; }
+if [ -n "$langs" ]; then
+    tests/install-deps.sh --languages $langs >/tmp/langs.log 2>&1 ||
+        { echo "vm: installing the languages $langs failed"; cat /tmp/langs.log; exit 1; }
+    export GRADEQ_LANGS="$langs"
+fi
+echo "vm: \$(nproc) CPUs"
 export GRADEQ_PROGS=build/progs GRADEQ_BIN=build
 fail=0
 for t in $*; do
@@ -68,7 +85,7 @@ for t in $*; do
     if [ $mode != login ]; then
         echo "=== delegated unit: \$t"
         systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
-            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" \
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" \
             -E NODE_EXTRA_CA_CERTS="\${NODE_EXTRA_CA_CERTS:-}" sh /host/one.sh "\$t" ||
             { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
     fi
@@ -88,6 +105,6 @@ esac
 EOF
 echo "tests/vm.sh: booting the guest for: $* ($mode; output in $out/.vmout)"
 rc=0
-"$vm/run.sh" --timeout "$timeout" "$out" -- sh /host/guest.sh || rc=$?
+"$vm/run.sh" --timeout "$timeout" --cpus "$cpus" "$out" -- sh /host/guest.sh || rc=$?
 [ $rc -eq 0 ] && echo "tests/vm.sh: passed" || echo "tests/vm.sh: failed (exit $rc)"
 exit $rc

@@ -10,6 +10,8 @@
 #                        bench_worker -h, e.g. "-n 2000 -L 60")
 #   BENCH_CLIENTS_ARGS   options of bench_clients.py (default: none; see
 #                        bench_clients.py -h, e.g. "-j 2000")
+#   BENCH_LANGUAGES_N    hello runs per language in bench_languages (default
+#                        10; GRADEQ_LANGS="java go" for some presets only)
 #
 # Benchmarks need root (full isolation). Their scratch files (the private
 # redis-server, worker logs) live in one temporary directory removed at exit,
@@ -19,6 +21,11 @@ export GRADEQ_BIN="$B" GRADEQ_PROGS="$B/progs"
 T=$(mktemp -d -t gradeq-bench.$(printf "%06d" 0 | tr 0 X)) || exit 1
 export TMPDIR="$T"
 trap 'rm -rf "$T"' EXIT
+# The workers of bench_grade and bench_worker read three presets (c, cpp,
+# python3): a worker proves every preset of its file at start, and
+# bench_languages measures that apart.
+awk '/^\[/ { keep = ($0 == "[c]" || $0 == "[cpp]" || $0 == "[python3]") } keep' deploy/languages > "$T/langs3"
+export GRADEQ_LANGUAGES="$T/langs3"
 trap 'exit 130' INT TERM
 
 failed=""
@@ -45,6 +52,7 @@ run bench_grade 240 "${BENCH_GRADE_ROUNDS:-5}"
 run bench_material 120 "${BENCH_MATERIAL_ROUNDS:-5}"
 # shellcheck disable=SC2086 # BENCH_WORKER_ARGS is a list of options
 run bench_worker 240 ${BENCH_WORKER_ARGS:-}
+run bench_languages 600 "${BENCH_LANGUAGES_N:-10}"
 
 # The Python package (clients/python) against its baselines; Debian's
 # python3 has the redis and msgpack modules.

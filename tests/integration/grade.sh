@@ -8,7 +8,9 @@ set -u
 S=$(dirname "$0")/grade
 P=${GRADEQ_PROGS:-build/progs}
 G="timeout 120 $B/gradeq"
-LANGS="--languages deploy/languages"
+# The three presets these cases use (common.inc; languages.sh covers the
+# others).
+LANGS="--languages $T/langs3"
 
 # Ten tests "a b" -> a+b, named 1..10 (natural order: 2 before 10).
 mkdir -p "$T/ten"
@@ -93,6 +95,9 @@ grade_json inter_wa --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P
 check "interactor says no: WRONG_ANSWER with its message" 'is inter_wa "d[\"status\"],d[\"tests\"][0][\"checker_message\"] is not None" "WRONG_ANSWER True"'
 grade_json inter_crash --tests "$T/guess" --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right
 check "interactor crashes: INTERACTOR_ERROR" 'is inter_crash "d[\"tests\"][0][\"status\"]" INTERACTOR_ERROR'
+# The program from a language preset: the interactor still travels with it.
+grade_json inter_lang --tests "$T/guess" $LANGS --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+check "interactor against a language preset's program: all OK" 'is inter_lang "d[\"status\"],d[\"passed\"]" "OK 3"'
 check "--checker with --interactor: exit 2" '! $G grade --tests "$T/guess" --checker exact --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1'
 
 # --- what the compile step leaves: regular files only, bounded ------------
@@ -137,7 +142,7 @@ check "no --tests: exit 2" 'bad_cli -- ./main'
 check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c'
 check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
 check "a --checker-file named as the checker program copied in: exit 2 naming it (was SANDBOX_ERROR, exit 3)" 'bad_cli --tests "$T/ten" --checker "$T/check" --checker-file check="$S/sum.c" -- cat && grep -q "\"check\" and \"check\"" "$T/badcli.err"'
-check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language cobol --source "$S/sum.c"'
+check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language no-such-language --source "$S/sum.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
@@ -155,7 +160,7 @@ check "a preset with a cpu_ms of 0: the file refused, naming it" '$B/gradeq lang
 # --- the same through a worker ------------------------------------------------
 start_redis || exit 1
 port=$(( 20000 + $$ % 20000 ))
-start_worker gw --threads 2 --languages deploy/languages --metrics-addr "$port" --claim-idle-ms 1000
+start_worker gw --threads 2 $LANGS --metrics-addr "$port" --claim-idle-ms 1000
 GW=$LAST_WORKER
 submit_json() {
     name=$1; shift
@@ -192,14 +197,16 @@ for c in exact tokens float:1e-6; do
 done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
 check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
+submit_json q_inter_lang --tests "$T/guess" --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+check "worker: interactor against a language preset's program" 'same_verdicts inter_lang q_inter_lang'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
 submit_json q_attrs --tests "$T/attrs" --file main.c="$(dirname "$0")/../progs/box_attrs.c" --compile 'gcc -O1 -o main main.c' -- ./main
 submit_json q_attrs_chk --tests "$T/attrs" --checker ./chk --checker-file chk="$T/box_attrs" -- cat
 submit_json q_attrs_inter --tests "$T/attrs" --interactor "$T/box_attrs input" -- cat
 check "worker: what a test does to /box reaches no later test (program, checker, interactor)" \
     'same_verdicts attrs q_attrs && same_verdicts attrs_chk q_attrs_chk && same_verdicts attrs_inter q_attrs_inter'
-submit_json q_nolang --tests "$T/ten" --language cobol --source "$S/sum.c"
-check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"cobol\" is not a language of this worker"'
+submit_json q_nolang --tests "$T/ten" --language no-such-language --source "$S/sum.c"
+check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"no-such-language\" is not a language of this worker"'
 # Bad combinations sent raw: BAD_JOB naming the field.
 raw() { python3 - "$@" <<'PY' > "$T/raw.bin"
 import sys

@@ -370,7 +370,7 @@ static void test_result_roundtrip(void **state)
     q_grade_result gr = { .has_compile = true,
                           .compile = { .status = "OK", .has_exit_code = true, .stderr_buf = "note: x",
                                        .stderr_len = 7, .stdout_buf = "", .stderr_truncated = true },
-                          .tests = tests, .ntests = 3, .passed = 1, .total = 3 };
+                          .tests = tests, .ntests = 3, .passed = 1, .total = 3, .time_factor_milli = 1500 };
     q_result r = { .id = "g1", .status = "WRONG_ANSWER", .worker = "w", .stdout_buf = "", .stderr_buf = "",
                    .grade = &gr };
     msgpack_sbuffer sb;
@@ -397,6 +397,17 @@ static void test_result_roundtrip(void **state)
     assert_null(g.tests[0].checker_message);
     assert_int_equal(g.tests[0].memory_bytes, 4096);
     assert_string_equal(g.tests[2].status, "SKIPPED");
+    assert_int_equal(g.time_factor_milli, 1500);
+    q_grade_result_free(&g);
+    msgpack_sbuffer_destroy(&sb);
+
+    /* Without a time factor, none on the wire. */
+    gr.time_factor_milli = 0;
+    msgpack_sbuffer_init(&sb);
+    assert_int_equal(q_result_encode(&r, &sb, err, sizeof err), 0);
+    assert_null(memmem(sb.data, sb.size, "time_factor", 11));
+    assert_int_equal(q_grade_result_decode(sb.data, sb.size, &g, err, sizeof err), 1);
+    assert_int_equal(g.time_factor_milli, 0);
     q_grade_result_free(&g);
     msgpack_sbuffer_destroy(&sb);
 
@@ -421,6 +432,9 @@ static void test_bad_results(void **state)
         { "{tests: [{status: 'OK', name: 'a', cpu_us: -1}]}", "tests[0].cpu_us: not a non-negative integer" },
         { "{compile: {status: 5}, tests: []}", "compile.status: not bytes" },
         { "{tests: [], passed: 'x'}", "result.passed: not a non-negative integer" },
+        { "{tests: [], time_factor: 'x'}", "time_factor: not a number above 0 and at most 100" },
+        { "{tests: [], time_factor: 0}", "time_factor: not a number above 0 and at most 100" },
+        { "{tests: [], time_factor: 1000}", "time_factor: not a number above 0 and at most 100" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         msgpack_sbuffer sb = tc_mp(cases[i].in);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -269,6 +270,71 @@ static void files_wiped_between_runs(void **state)
     sbx_result_free(&r);
 }
 
+/* Runs sh -c script in a box of h; its stdout as a string in out. */
+static void sh_in(sbx_host *h, const char *script, char *out, size_t size)
+{
+    sbx_box *b = NULL;
+    char err[SBX_ERR_LEN];
+    assert_int_equal(sbx_box_open(h, &b, err, sizeof err), 0);
+    sbx_spec s = { .argv = (const char *const[]){ "/bin/sh", "-c", script, NULL } };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(b, &s, &r), 0);
+    snprintf(out, size, "%.*s", (int)r.stdout_len, r.stdout_buf);
+    sbx_result_free(&r);
+    sbx_box_close(b);
+}
+
+/* sbx_host_ro_paths (a runtime's data outside the system trees,
+ * /var/lib/ghc): each box shows them at the same place, a directory and a
+ * file alike, read-only; one that does not exist is skipped; nothing else
+ * of their parents shows. A path into the box's own trees is refused. */
+static void read_only_paths(void **state)
+{
+    (void)state;
+    char dir[] = "/var/tmp/gradeq-ro.XXXXXX", file[80], single[80], script[600], out[256], err[SBX_ERR_LEN];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chmod(dir, 0755), 0);
+    snprintf(file, sizeof file, "%s/data", dir);
+    snprintf(single, sizeof single, "%s.cfg", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("seen\n", f);
+    fclose(f);
+    f = fopen(single, "w");
+    assert_non_null(f);
+    fputs("cfg\n", f);
+    fclose(f);
+    assert_int_equal(chmod(file, 0644), 0);
+    assert_int_equal(chmod(single, 0644), 0);
+    const char *paths[] = { dir, single, "/var/tmp/gradeq-no-such-path", NULL };
+    sbx_host_options o = { .require_isolation = true, .uid_base = SX_UID_BASE };
+    sbx_host *h = NULL;
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), 0);
+    assert_int_equal(sbx_host_ro_paths(h, paths, err, sizeof err), 0);
+    snprintf(script, sizeof script,
+             "cat %s %s; echo x > %s/new 2>/dev/null && echo WROTE; echo x > %s 2>/dev/null && echo WROTE; "
+             "ls /var/tmp | wc -l; ls /var",
+             file, single, dir, single);
+    sh_in(h, script, out, sizeof out);
+    assert_string_equal(out, "seen\ncfg\n2\ntmp\n");
+    /* Fixed once a box is built. */
+    assert_int_equal(sbx_host_ro_paths(h, paths, err, sizeof err), -1);
+    assert_non_null(strstr(err, "before the first box"));
+    sbx_host_close(h);
+    unlink(file);
+    unlink(single);
+    rmdir(dir);
+    static const char *const bad[] = { "relative/path", "/var/../etc", "/proc/1", "/tmp/x", "/box", "/var/lib/", "/a//b" };
+    assert_int_equal(sbx_host_open(&h, &o, err, sizeof err), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *one[] = { bad[i], NULL };
+        assert_int_equal(sbx_host_ro_paths(h, one, err, sizeof err), -1);
+        assert_non_null(strstr(err, "not a plain absolute path"));
+    }
+    sbx_host_close(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +350,7 @@ int main(void)
         cmocka_unit_test_setup(identity_and_privileges, sx_test_setup),
         cmocka_unit_test_setup(only_std_fds_and_clean_env, sx_test_setup),
         cmocka_unit_test_setup(files_wiped_between_runs, sx_test_setup),
+        cmocka_unit_test_setup(read_only_paths, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

@@ -15,7 +15,7 @@
 #include "worker/cli/cli.h"
 #include "worker/common/convert.h"
 #include "worker/engine/grade_files.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 
 const char wk_cli_run_help[] =
     "  --cpu-ms N          CPU time of all processes (default 1000)\n"
@@ -285,7 +285,8 @@ static int localize(wk_cli_run *c, char **prog, sbx_file *files, size_t *n, size
     return 0;
 }
 
-int wk_cli_run_interactor(wk_cli_run *c, char *err, size_t errlen)
+/* A local interactor travels into its /box, once. */
+static int run_interactor(wk_cli_run *c, char *err, size_t errlen)
 {
     if (!c->has_interactor || c->inter_localized)
         return 0;
@@ -305,7 +306,7 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
         c->argv[k - i] = argv[k];
     c->argv[argc - i] = NULL;
     if (localize(c, &c->argv[0], c->files, &c->spec.nfiles, WK_MAX_FILES, err, errlen) < 0 ||
-        wk_cli_run_interactor(c, err, errlen) < 0)
+        run_interactor(c, err, errlen) < 0)
         return -1;
     c->spec.argv = (const char *const *)c->argv;
     c->spec.files = c->files;
@@ -319,6 +320,16 @@ int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, s
     if (n > Q_EXEC_BYTES_MAX)
         return snprintf(err, errlen, "PROGRAM ARGS: %zu bytes with the environment, more than the sandbox takes (%u)",
                         n, Q_EXEC_BYTES_MAX), -1;
+    return check_limits(c, err, errlen) < 0 ? -1 : check_files(c, err, errlen);
+}
+
+int wk_cli_run_preset(wk_cli_run *c, char *err, size_t errlen)
+{
+    if (!c->limits_given && !c->limits.cpu_ms)
+        sbx_limits_default(&c->limits);
+    if (run_interactor(c, err, errlen) < 0)
+        return -1;
+    c->spec.limits = c->limits;
     return check_limits(c, err, errlen) < 0 ? -1 : check_files(c, err, errlen);
 }
 

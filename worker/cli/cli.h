@@ -55,10 +55,9 @@ int wk_cli_run_option(wk_cli_run *c, int argc, char **argv, int *i, char *err, s
 /* After the options: the program and its arguments (argv[i..]). A PROGRAM
  * that is a local file outside the system dirs travels into /box. */
 int wk_cli_run_program(wk_cli_run *c, int argc, char **argv, int i, char *err, size_t errlen);
-/* An interactor that is a local file outside the system dirs travels into
- * its /box (done by wk_cli_run_program; a grading with a language preset,
- * which has no PROGRAM, calls it alone). */
-int wk_cli_run_interactor(wk_cli_run *c, char *err, size_t errlen);
+/* The same when a language preset gives the program: the limits settled,
+ * and a local interactor made to travel. */
+int wk_cli_run_preset(wk_cli_run *c, char *err, size_t errlen);
 void wk_cli_run_free(wk_cli_run *c);
 /* The names of n files for one /box (an array of sbx_file or q_file,
  * elements stride bytes apart): each a path a job could give, none in

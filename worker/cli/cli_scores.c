@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "worker/cli/grade_cli.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

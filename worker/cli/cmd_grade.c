@@ -1,6 +1,6 @@
 /* cmd_grade.c -- `gradeq grade`: a submission against a folder of tests,
- * here, no Redis; `gradeq languages`: the presets. The CLI starts once per
- * submission: one host, one box, reused by every test. */
+ * here, no Redis. The CLI starts once per submission: one host, one box,
+ * reused by every test. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,7 +72,7 @@ static int grade(wk_cli_run *c, wk_cli_grade *g, q_job *j, const wk_langs *langs
     sbx_host_options ho = { .require_isolation = c->require_isolation };
     sbx_host *host = NULL;
     sbx_box *box = NULL, *cbox = NULL;
-    if (sbx_host_open(&host, &ho, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
+    if (wk_langs_host_open(langs, &ho, &host, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq grade: cannot start the sandbox: %s\n", err);
         sbx_host_close(host);
         return 3;
@@ -145,8 +145,8 @@ int wk_cmd_grade(int argc, char **argv)
     }
     /* A language preset gives the program; a local interactor travels all
      * the same. */
-    if ((i < argc || !g.language) ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0
-                                  : wk_cli_run_interactor(&c, err, sizeof err) < 0) {
+    if ((i < argc || !g.language ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err)
+                                 : wk_cli_run_preset(&c, err, sizeof err)) < 0) {
         fprintf(stderr, "gradeq grade: %s\n", err);
         goto bad;
     }
@@ -167,24 +167,4 @@ bad:
     wk_cli_grade_free(&g);
     wk_cli_run_free(&c);
     return 2;
-}
-
-int wk_cmd_languages(int argc, char **argv)
-{
-    const char *path = NULL;
-    char err[512];
-    if (argc == 3 && strcmp(argv[1], "--languages") == 0)
-        path = argv[2];
-    else if (argc != 1) {
-        fprintf(stderr, "usage: gradeq languages [--languages FILE]\n");
-        return 2;
-    }
-    wk_langs l;
-    if (wk_langs_load(path, &l, err, sizeof err) < 0) {
-        fprintf(stderr, "gradeq languages: %s\n", err);
-        return 2;
-    }
-    wk_langs_print(&l, stdout);
-    wk_langs_free(&l);
-    return 0;
 }

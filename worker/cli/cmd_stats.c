@@ -34,8 +34,13 @@ static void print_json(const q_stats *s, const q_worker_info *w, size_t nw)
         wk_json_string(stdout, w[i].name);
         printf(",\"host\":");
         wk_json_string(stdout, w[i].host);
-        printf(",\"pid\":%lld,\"threads\":%lld,\"busy\":%lld,\"jobs_done\":%lld,\"started_at\":%lld,\"last_seen\":%lld}",
+        printf(",\"pid\":%lld,\"threads\":%lld,\"busy\":%lld,\"jobs_done\":%lld,\"started_at\":%lld,\"last_seen\":%lld",
                w[i].pid, w[i].threads, w[i].busy, w[i].jobs_done, w[i].started_at, w[i].last_seen);
+        /* As the worker wrote it: a JSON object in a string (the registry
+         * is anyone's who can write to Redis, so never pasted in raw). */
+        printf(",\"languages\":");
+        wk_json_string(stdout, w[i].languages);
+        printf("}");
     }
     printf("]}\n");
 }

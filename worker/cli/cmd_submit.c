@@ -133,8 +133,8 @@ int wk_cmd_submit(int argc, char **argv)
     }
     /* A language preset gives the program; a local interactor travels all
      * the same. */
-    if ((i < argc || !g.language) ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0
-                                  : wk_cli_run_interactor(&c, err, sizeof err) < 0) {
+    if ((i < argc || !g.language ? wk_cli_run_program(&c, argc, argv, i, err, sizeof err)
+                                 : wk_cli_run_preset(&c, err, sizeof err)) < 0) {
         wk_cli_run_free(&c);
         wk_cli_grade_free(&g);
         return wk_usage_error("submit", "%s", err);

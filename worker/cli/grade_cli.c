@@ -10,7 +10,7 @@
 
 #include "worker/engine/engine.h"
 #include "worker/cli/grade_cli.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 #include "worker/problem/problem.h"
 #include "worker/problem/testdir.h"
 

@@ -69,6 +69,8 @@ void wk_json_grade(FILE *f, const q_grade_result *g)
     /* Scores as JSON numbers: decimal text, exact as written. */
     fprintf(f, ",\"passed\":%llu,\"total\":%llu,\"score\":%s,\"max_score\":%s", (unsigned long long)g->passed,
             (unsigned long long)g->total, q_points_format(g->score, a), q_points_format(g->max_score, b));
+    if (g->time_factor_milli)
+        fprintf(f, ",\"time_factor\":%g", g->time_factor_milli / 1000.0);
 }
 
 /* s escaped (wk_text_write), at most max bytes: a result from the queue
@@ -151,5 +153,8 @@ void wk_print_grade_plain(FILE *f, const q_result *r, bool lines)
     }
     fputs(" (", f);
     safe(f, r->status, Q_STATUS_MAX);
-    fputs(")\n", f);
+    fputc(')', f);
+    if (g->time_factor_milli)
+        fprintf(f, ", time limits x%g", g->time_factor_milli / 1000.0);
+    fputc('\n', f);
 }

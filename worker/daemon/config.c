@@ -55,6 +55,9 @@ static const option options[] = {
     { "log-level", T_LEVEL, F(log_level), "info", "debug, info, warn or error" },
     { "metrics-addr", T_STR, F(metrics_addr), "", "serve Prometheus metrics on HOST:PORT (empty: off)" },
     { "languages", T_STR, F(languages), "", "grading presets file (empty: deploy/languages beside the binary, if any)" },
+    { "self-test", T_BOOL, F(self_test), "yes", "prove each preset at start-up (its self-test in a real box); no: versions only" },
+    { "self-test-timeout", T_UINT, F(self_test_s), "120", "seconds for all the self-tests; one not done by then is refused" },
+    { "languages-required", T_STR, F(languages_required), "", "presets that must pass (NAME,NAME... or all), else the worker does not start" },
     { "test-output-max", T_SIZE, F(test_output_max), "4K", "grading: each test's stdout and stderr kept in the result" },
     { "compile-cache", T_SIZE, F(compile_cache), "256M", "grading: memory for compile artifacts reused by a rejudge (0: off)" },
     { "problems", T_STR, F(problems), "", "grading: the folder of problems a job may name (empty: none)" },
@@ -236,6 +239,7 @@ static const char *placeholder(const option *o)
 {
     static const struct { const char *flag, *arg; } named[] = {
         { "redis", "URL" }, { "prefix", "P" }, { "name", "NAME" }, { "metrics-addr", "HOST:PORT" },
+        { "languages", "FILE" }, { "languages-required", "NAMES" },
     };
     switch (o->kind) {
     case T_UINT: return "N";

@@ -33,6 +33,9 @@ typedef struct wk_config {
     int log_level;          /* WK_LOG_* */
     char metrics_addr[128]; /* HOST:PORT, empty: off */
     char languages[4096];   /* grading presets; empty: the default file, if any */
+    char languages_required[1024]; /* presets that must pass, or the start fails */
+    bool self_test;         /* run each preset's self-test at start-up */
+    uint64_t self_test_s;   /* the self-tests' time, all together */
     uint64_t test_output_max; /* grading: each test's stdout and stderr kept */
     uint64_t compile_cache; /* grading: bytes of compile artifacts kept, 0: off */
     char problems[4096];    /* grading: problems a job names by name; empty: none */

@@ -10,12 +10,16 @@
  * done).
  */
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include "worker/engine/compile_cache.h"
 #include "worker/common/convert.h"
 #include "worker/engine/grade_plan.h"
 #include "worker/common/log.h"
+#include "worker/common/text.h"
 #include "worker/daemon/worker.h"
+#include "worker/lang/selftest.h"
 #include "worker/problem/problem_job.h"
 
 int wk_grade_setup(wk_worker *w, char *err, size_t errlen)
@@ -26,15 +30,100 @@ int wk_grade_setup(wk_worker *w, char *err, size_t errlen)
     if (!w->cache)
         return snprintf(err, errlen, "compile cache: out of memory"), -1;
     if (wk_langs_load(path, &w->langs, why, sizeof why) < 0) {
-        if (path)
+        if (path || w->cfg.languages_required[0])
             return snprintf(err, errlen, "languages: %s", why), -1;
         wk_log(WK_LOG_INFO, "grading: no language presets (%s)", why);
         return 0;
     }
-    for (size_t i = 0; i < w->langs.n; i++)
-        if (!w->langs.v[i].available)
-            wk_log(WK_LOG_WARN, "language %s refused: %s", w->langs.v[i].name, w->langs.v[i].why);
     wk_log(WK_LOG_INFO, "grading: %zu language presets from %s", w->langs.n, w->langs.path);
+    return 0;
+}
+
+static void on_checked(void *ctx, const wk_lang *l)
+{
+    (void)ctx;
+    if (l->available)
+        wk_log(WK_LOG_INFO, "language %s: %s%s%s (%.1f s)", l->name, l->version[0] ? l->version : "version unknown",
+               l->checked ? ", self-test passed" : "", l->selftest_len ? "" : ", no self-test", l->check_ms / 1000.0);
+}
+
+/* Whether name is in the --languages-required list (names separated by
+ * commas or blanks; "all" names every preset). */
+static bool required(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ", \t");
+        if ((k == n && strncmp(p, name, n) == 0) || (k == 3 && strncmp(p, "all", 3) == 0))
+            return true;
+        p += k;
+        p += strspn(p, ", \t");
+    }
+    return false;
+}
+
+/* The registry's languages field: {"name":"version",...} of the presets
+ * that work (names and versions are the operator's and the runtimes':
+ * escaped). 64 presets of 64-byte names and 48-byte versions fit. */
+static void registry_field(wk_worker *w)
+{
+    FILE *f = fmemopen(w->lang_json, sizeof w->lang_json, "w");
+    if (!f)
+        return;
+    fputc('{', f);
+    for (size_t i = 0, k = 0; i < w->langs.n; i++) {
+        const wk_lang *l = &w->langs.v[i];
+        if (!l->available)
+            continue;
+        fputs(k++ ? "," : "", f);
+        wk_json_string(f, l->name);
+        fputc(':', f);
+        wk_json_string(f, l->version);
+    }
+    fputc('}', f);
+    bool full = ferror(f) || ftell(f) >= (long)sizeof w->lang_json;
+    fclose(f);
+    if (full) {
+        wk_log(WK_LOG_WARN, "grading: the working presets' names and versions do not fit the registry; it says {}");
+        snprintf(w->lang_json, sizeof w->lang_json, "{}");
+    }
+}
+
+int wk_grade_check(wk_worker *w, char *err, size_t errlen)
+{
+    for (const char *p = w->cfg.languages_required; *p;) {
+        size_t k = strcspn(p, ", \t");
+        char name[Q_LANGUAGE_MAX + 1];
+        snprintf(name, sizeof name, "%.*s", (int)(k < sizeof name ? k : sizeof name - 1), p);
+        if (k && strcmp(name, "all") != 0 && !wk_lang_find(&w->langs, name))
+            return snprintf(err, errlen, "--languages-required: no preset %s in %s", name, w->langs.path), -1;
+        p += k;
+        p += strspn(p, ", \t");
+    }
+    wk_check_opts o = { .parallel = w->cfg.threads, .deadline_ms = w->cfg.self_test_s * 1000,
+                        .selftest = w->cfg.self_test, .max = &w->cfg.max, .on_done = on_checked,
+                        .stop = &w->check_stop };
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (w->langs.n && wk_langs_check(&w->langs, w->host, &o, err, errlen) < 0)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (atomic_load(&w->check_stop))
+        return snprintf(err, errlen, "stopped during the language self-tests"), -1;
+    size_t ok = 0;
+    for (size_t i = 0; i < w->langs.n; i++) {
+        const wk_lang *l = &w->langs.v[i];
+        ok += l->available;
+        if (!l->available)
+            wk_log(WK_LOG_WARN, "language %s refused: %s", l->name, l->why);
+        if (!l->available && required(w->cfg.languages_required, l->name))
+            return snprintf(err, errlen, "language %s is required (--languages-required) but refused: %s", l->name,
+                            l->why), -1;
+    }
+    if (w->langs.n)
+        wk_log(WK_LOG_INFO, "grading: %zu of %zu language presets work (checked in %.1f s)", ok, w->langs.n,
+               (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+    registry_field(w);
     return 0;
 }
 

@@ -74,6 +74,7 @@ static void beat(wk_worker *w, q_conn *c)
     struct utsname u;
     snprintf(info.host, sizeof info.host, "%s", uname(&u) == 0 ? u.nodename : "?");
     snprintf(info.version, sizeof info.version, "%s", WK_VERSION);
+    snprintf(info.languages, sizeof info.languages, "%s", w->lang_json);
     if (q_worker_beat(c, w->cfg.prefix, &info, 3 * BEAT_MS / 1000 + 5, err, sizeof err) < 0)
         wk_redis_failed(w, "heartbeat", err);
 }

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +45,55 @@ static q_conn *connect_at_start(const sigset_t *sigs, char *err, size_t errlen)
     }
 }
 
+/* The self-tests run in a thread of their own, so that this thread can
+ * still take a signal: one ends them (their boxes cancelled) and the
+ * start. */
+typedef struct check_run {
+    char err[512];
+    int rc;
+    atomic_bool done;
+} check_run;
+
+static void *check_thread(void *arg)
+{
+    check_run *c = arg;
+    c->rc = wk_grade_check(&w, c->err, sizeof c->err);
+    atomic_store(&c->done, true);
+    return NULL;
+}
+
+static int check_languages(const sigset_t *sigs, char *err, size_t errlen)
+{
+    static check_run c;
+    pthread_t t;
+    if (pthread_create(&t, NULL, check_thread, &c) != 0)
+        return snprintf(err, errlen, "cannot start the self-tests' thread"), -1;
+    struct timespec tick = { 0, 100 * 1000000 };
+    while (!atomic_load(&c.done)) {
+        int sig = sigtimedwait(sigs, NULL, &tick);
+        if (sig > 0 && !atomic_exchange(&w.check_stop, 1))
+            wk_log(WK_LOG_INFO, "%s: stopping the language self-tests", strsignal(sig));
+    }
+    pthread_join(t, NULL);
+    /* A signal taken here is the start's to obey, even when the checks
+     * were already done. */
+    if (c.rc == 0 && atomic_load(&w.check_stop))
+        return snprintf(err, errlen, "stopped during the language self-tests"), -1;
+    if (c.rc < 0)
+        snprintf(err, errlen, "%s", c.err);
+    return c.rc;
+}
+
 static int setup(const sigset_t *sigs, char *err, size_t errlen)
 {
+    if (wk_grade_setup(&w, err, errlen) < 0)
+        return -1;
     sbx_host_options ho = { .require_isolation = w.cfg.require_isolation };
     char serr[SBX_ERR_LEN];
-    if (sbx_host_open(&w.host, &ho, serr, sizeof serr) < 0)
+    if (wk_langs_host_open(&w.langs, &ho, &w.host, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
-    if (wk_grade_setup(&w, err, errlen) < 0)
+    wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
+    if (check_languages(sigs, err, errlen) < 0)
         return -1;
     q_conn *c = connect_at_start(sigs, err, errlen);
     if (!c)

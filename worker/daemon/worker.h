@@ -14,7 +14,7 @@
 #include "queue/stream.h"
 #include "sandbox/sandbox.h"
 #include "worker/daemon/config.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 #include "worker/daemon/metrics.h"
 
 typedef struct wk_worker wk_worker;
@@ -70,6 +70,8 @@ struct wk_worker {
     pthread_mutex_t hb_mu;
     pthread_cond_t hb_cv;
     wk_langs langs;                /* grading presets (grade_job.c) */
+    char lang_json[8192];          /* the working ones and their versions, for the registry */
+    atomic_int check_stop;         /* a signal came during the self-tests */
     struct wk_compile_cache *cache; /* grading: compile artifacts, shared */
 };
 
@@ -104,9 +106,12 @@ void wk_count(wk_worker *w, int status);
 void wk_slot_begin(wk_slot *s, const q_entry *e);
 void wk_slot_end(wk_slot *s);
 
-/* grade_job.c: the presets, at start-up (unavailable ones logged); one
- * grading job, from its plan to its published result. */
+/* grade_job.c: the presets, read at start-up before the sandbox opens
+ * (their read-only paths are its); then checked in it (self-tests, refused
+ * ones logged, --languages-required enforced, the registry's field made);
+ * one grading job, from its plan to its published result. */
 int wk_grade_setup(wk_worker *w, char *err, size_t errlen);
+int wk_grade_check(wk_worker *w, char *err, size_t errlen);
 void wk_grade_job(wk_slot *s, const q_entry *e, q_job *job);
 
 /* heartbeat.c: the worker's liveness hash and its running entries' leases. */

@@ -45,9 +45,17 @@ size_t wk_output_budget(uint64_t result_bytes, bool grading);
 /* The compile step's defaults: a compiler's, not a student program's. */
 void wk_compile_limits_default(sbx_limits *l);
 
+struct wk_lang;
+
 typedef struct wk_grade_plan {
     const char *const *argv;      /* the program, run once per test */
     const char *const *env;       /* NULL: the sandbox's default */
+    /* A language preset: its compile and run commands and environment
+     * (after env above) worked out for each run's limits, its runtime's
+     * processes and time factor added to them, its own out-of-memory read
+     * as MEMORY_LIMIT (worker/lang/apply.h); argv and compile_argv are then
+     * its unexpanded ones. NULL: argv, env and compile_argv as they are. */
+    const struct wk_lang *lang;
     const sbx_file *files;        /* the job's files */
     size_t nfiles;
     sbx_limits limits;            /* each test's, before its own overrides */
@@ -71,6 +79,10 @@ typedef struct wk_grade_plan {
     void *ctx;
     atomic_int *stop;             /* non-NULL and set: stop between tests */
 } wk_grade_plan;
+
+/* A test's limits: the plan's with the test's own overrides, clamped to
+ * the maxima, and the preset's time factor and runtime processes on top. */
+sbx_limits wk_test_limits(const wk_grade_plan *p, const q_test *t);
 
 typedef enum { WK_GRADED, WK_GRADE_SANDBOX_ERROR, WK_GRADE_STOPPED } wk_grade_rc;
 

@@ -29,6 +29,7 @@
 #include "worker/engine/judge.h"
 #include "worker/engine/std_checkers.h"
 #include "worker/engine/score.h"
+#include "worker/lang/apply.h"
 
 _Static_assert(sizeof(sbx_limits) == Q_LIM_COUNT * sizeof(uint64_t), "sbx_limits is in Q_LIM_ order");
 
@@ -71,8 +72,9 @@ static uint64_t *lim(sbx_limits *l, int i)
 
 /* The plan's limits with the test's overrides, clamped to the maxima; a
  * CPU override without a wall one moves the wall with it, and so does a
- * wall of 0 (the sandbox's 3x cpu, which would pass the maximum). */
-static sbx_limits test_limits(const wk_grade_plan *p, const q_test *t)
+ * wall of 0 (the sandbox's 3x cpu, which would pass the maximum); then
+ * what the language preset adds (its time factor). */
+sbx_limits wk_test_limits(const wk_grade_plan *p, const q_test *t)
 {
     sbx_limits l = p->limits, max = p->max;
     for (int i = 0; i < Q_LIM_COUNT; i++)
@@ -81,6 +83,8 @@ static sbx_limits test_limits(const wk_grade_plan *p, const q_test *t)
     if (((t->extra.limits_present & (1u << Q_LIM_CPU_MS)) && !(t->extra.limits_present & (1u << Q_LIM_WALL_MS))) ||
         !l.wall_ms)
         l.wall_ms = 3 * l.cpu_ms < max.wall_ms ? 3 * l.cpu_ms : max.wall_ms;
+    if (p->lang)
+        wk_lang_limits(p->lang, &l, &max);
     return l;
 }
 
@@ -124,21 +128,17 @@ static int fail_run(wk_graded *out, const char *what, const char *why)
     return -1;
 }
 
-/* The compile step: 0 compiled (*collected filled), 1 COMPILE_ERROR, -1
- * sandbox error. */
-static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_collect *collected)
+/* The compile step once its spec is made (compile() below). */
+static int run_compile(sbx_box *box, const wk_grade_plan *p, const sbx_spec *s, wk_graded *out,
+                       sbx_collect *collected)
 {
-    *collected = (sbx_collect){ .max_files = WK_COLLECT_FILES, .max_bytes = WK_COLLECT_BYTES, .max_depth = 16 };
-    sbx_spec s = { .argv = p->compile_argv, .env = p->env, .files = p->files, .nfiles = p->nfiles,
-                   .limits = p->compile_limits, .collect = collected };
-    out->res.has_compile = true;
-    if (wk_cc_get(p->cache, &s, collected, &out->res.compile)) {
+    if (wk_cc_get(p->cache, s, collected, &out->res.compile)) {
         out->compile_out_ = (char *)out->res.compile.stdout_buf;
         out->compile_err_ = (char *)out->res.compile.stderr_buf;
         return 0;
     }
     sbx_result r;
-    sbx_run(box, &s, &r);
+    sbx_run(box, s, &r);
     int rc = 0;
     if (r.status == SBX_SANDBOX_ERROR) {
         fail(out, "compile", r.error);
@@ -159,7 +159,30 @@ static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_col
     if (rc != 0)
         sbx_collect_free(collected);
     else
-        wk_cc_put(p->cache, &s, collected, &out->res.compile);
+        wk_cc_put(p->cache, s, collected, &out->res.compile);
+    return rc;
+}
+
+/* The compile step: 0 compiled (*collected filled), 1 COMPILE_ERROR, -1
+ * sandbox error. */
+static int compile(sbx_box *box, const wk_grade_plan *p, wk_graded *out, sbx_collect *collected)
+{
+    *collected = (sbx_collect){ .max_files = WK_COLLECT_FILES, .max_bytes = WK_COLLECT_BYTES, .max_depth = 16 };
+    sbx_spec s = { .argv = p->compile_argv, .env = p->env, .files = p->files, .nfiles = p->nfiles,
+                   .limits = p->compile_limits, .collect = collected };
+    out->res.has_compile = true;
+    wk_lang_cmd cmd = { .env = NULL };
+    if (p->lang) {
+        char err[SBX_ERR_LEN];
+        if (wk_lang_command(p->lang, true, &p->compile_limits, p->env, &cmd, err, sizeof err) < 0) {
+            wk_lang_cmd_free(&cmd);
+            return fail_run(out, "compile", err);
+        }
+        s.argv = cmd.argv;
+        s.env = cmd.env;
+    }
+    int rc = run_compile(box, p, &s, out, collected);
+    wk_lang_cmd_free(&cmd);
     return rc;
 }
 
@@ -231,6 +254,10 @@ static int interact(sbx_host *host, sbx_box *box, sbx_box **ibox, const wk_grade
     wk_pair pair;
     int rc = wk_run_pair(box, s, *ibox, &is,
                          &(wk_pair_opts){ .answer = t->expected != NULL, .tout = judged ? &tout : NULL }, &pair);
+    if (rc == 0 && p->lang && wk_lang_oom(p->lang, &s->limits, &pair.prog)) {
+        pair.prog.status = SBX_MEMORY_LIMIT;
+        wk_pair_decide(&pair);
+    }
     if (rc < 0) {
         fail(out, t->name, pair.message[0] ? pair.message : "sandbox error");
     } else if (record(g, &pair.prog, keep_max) < 0) {
@@ -270,6 +297,8 @@ static int run_one(sbx_host *host, sbx_box *box, sbx_box **cbox, const wk_grade_
     sbx_result r;
     int rc = 0;
     sbx_run(box, s, &r);
+    if (p->lang && wk_lang_oom(p->lang, &s->limits, &r))
+        r.status = SBX_MEMORY_LIMIT;
     if (r.status == SBX_SANDBOX_ERROR)
         rc = fail_run(out, t->name, r.error);
     else if (record(g, &r, keep_max) < 0)
@@ -368,14 +397,23 @@ static wk_grade_rc grade_tests(sbx_host *host, sbx_box *box, sbx_box **checker_b
             break;
         }
         sbx_spec s = { .argv = p->argv, .env = p->env, .files = files, .nfiles = wk_test_files(&bases, &t->extra, files),
-                       .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = test_limits(p, t) };
+                       .stdin_data = t->stdin_data, .stdin_len = t->stdin_len, .limits = wk_test_limits(p, t) };
         /* Each stream's share of what the tests not yet run may keep. */
         size_t share = (size_t)(kept < p->output_max ? p->output_max - kept : 0) / (2 * (g->ntests - n));
         size_t keep_max = p->test_output_max < share ? p->test_output_max : share;
         q_points max = sc->points[i];
-        int trc = p->has_interactor
+        wk_lang_cmd cmd = { .env = NULL };
+        char err[SBX_ERR_LEN];
+        int trc = 0;
+        if (p->lang && wk_lang_command(p->lang, false, &s.limits, p->env, &cmd, err, sizeof err) < 0)
+            trc = fail_run(out, t->name, err); /* tried when planned: out of memory */
+        s.argv = p->lang ? cmd.argv : s.argv;
+        s.env = p->lang ? cmd.env : s.env;
+        if (trc == 0)
+            trc = p->has_interactor
                       ? interact(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out)
                       : run_one(host, box, checker_box, p, &s, t, keep_max, max, gt, slots[i].msg, out);
+        wk_lang_cmd_free(&cmd);
         kept += gt->stdout_len + gt->stderr_len;
         if (trc < 0)
             rc = WK_GRADE_SANDBOX_ERROR;
@@ -414,6 +452,7 @@ wk_grade_rc wk_grade(sbx_host *host, sbx_box *box, sbx_box **checker_box, const 
     out->res.tests = out->tests_;
     out->res.ntests = out->res.total = g->ntests;
     out->res.ngroups = g->ngroups;
+    out->res.time_factor_milli = p->lang ? p->lang->time_factor_milli : 0;
     for (size_t i = 0; i < g->ntests; i++)
         out->tests_[i].name = g->tests[i].name;
     wk_score sc;

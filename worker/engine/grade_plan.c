@@ -4,6 +4,10 @@
  * Limits, for each of the program, the compile step and the checker: the
  * defaults (the sandbox's; the compiler's for the compile step), then the
  * language preset's, then the job's, each clamped to the worker's maxima.
+ * A preset's time factor and its runtime's processes come on top, per run
+ * (grade.c). Its commands are tried here with the compile step's and each
+ * test's limits, so that a placeholder those limits break is the job's
+ * BAD_JOB, not a failure in the middle of the grading.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include "worker/common/convert.h"
 #include "worker/engine/grade_files.h"
 #include "worker/engine/grade_plan.h"
+#include "worker/lang/apply.h"
 
 /* What runs is what the decoder checked (job.h's Q_EXEC_ rules), but for a
  * language preset's commands, which run with the job's env: a command is
@@ -104,6 +109,26 @@ static int checker(const q_grade *g, const sbx_limits *max, wk_grade_plan *p, wk
     return positive(&p->checker.limits, "checker.", err, errlen);
 }
 
+/* Each command the preset will run for this job expands. */
+static int try_language(const wk_lang *lang, const wk_grade_plan *p, char *err, size_t errlen)
+{
+    wk_lang_cmd cmd;
+    if (lang->has_compile) {
+        int rc = wk_lang_command(lang, true, &p->compile_limits, p->env, &cmd, err, errlen);
+        wk_lang_cmd_free(&cmd);
+        if (rc < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < p->g->ntests; i++) {
+        sbx_limits l = wk_test_limits(p, &p->g->tests[i]);
+        int rc = wk_lang_command(lang, false, &l, p->env, &cmd, err, errlen);
+        wk_lang_cmd_free(&cmd);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limits *max, size_t test_output_max,
                            size_t output_max, wk_grade_plan *p, wk_plan_store *st, char *err, size_t errlen)
 {
@@ -135,6 +160,7 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
         st->files[p->nfiles++] = (sbx_file){ lang->source, g->source, g->source_len, false };
     p->argv = lang ? (const char *const *)lang->run_argv : (const char *const *)j->prog.argv;
     p->env = (const char *const *)j->env;
+    p->lang = lang;
     if ((lang && lang->has_compile) || g->has_compile) {
         sbx_limits cdef;
         wk_compile_limits_default(&cdef);
@@ -165,6 +191,8 @@ int wk_grade_plan_from_job(const q_job *j, const wk_langs *langs, const sbx_limi
     p->g = g;
     p->test_output_max = test_output_max;
     p->output_max = output_max;
+    if (lang && try_language(lang, p, err, errlen) < 0)
+        return -1;
     return g->checker == Q_CHECK_PROGRAM ? checker(g, max, p, st, err, errlen) : 0;
 }
 

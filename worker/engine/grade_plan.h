@@ -6,7 +6,7 @@
 #include "queue/job.h"
 #include "queue/result.h"
 #include "worker/engine/engine.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 
 /* What a plan points to besides the job: freed by wk_plan_store_free. */
 typedef struct wk_plan_store {

@@ -42,5 +42,8 @@ typedef struct wk_pair_opts {
 int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec *inter, const wk_pair_opts *o,
                 wk_pair *out);
 void wk_pair_free(wk_pair *p);
+/* The verdict again from prog and inter as they are now (the grading may
+ * have read a run's end more closely: a runtime's own out-of-memory). */
+void wk_pair_decide(wk_pair *p);
 
 #endif

@@ -126,9 +126,10 @@ static bool broken_pipe(const sbx_result *i)
            (i->status == SBX_RUNTIME_ERROR && i->exit_code == 128 + SIGPIPE);
 }
 
-static void decide(wk_pair *p)
+void wk_pair_decide(wk_pair *p)
 {
     const sbx_result *g = &p->prog, *i = &p->inter;
+    p->message[0] = 0;
     bool inter_first = i->end_ns <= g->end_ns;
     bool sigpipe_after = g->status == SBX_SIGNALED && g->signal == SIGPIPE && inter_first;
     if (g->status == SBX_SANDBOX_ERROR || i->status == SBX_SANDBOX_ERROR) {
@@ -281,7 +282,7 @@ int wk_run_pair(sbx_box *prog_box, sbx_spec *prog, sbx_box *inter_box, sbx_spec 
                 out->prog.end_ns = relay.over_ns;
         }
     }
-    decide(out);
+    wk_pair_decide(out);
     return strcmp(out->status, "SANDBOX_ERROR") == 0 ? -1 : 0;
 no_pipes:
     free(argv);

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 #include "worker/common/text.h"
 #include "worker/problem/groups.h"
 #include "worker/problem/numbers.h"

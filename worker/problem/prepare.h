@@ -17,7 +17,7 @@
 #include "queue/job.h"
 #include "sandbox/sandbox.h"
 #include "worker/engine/compile_cache.h"
-#include "worker/engine/languages.h"
+#include "worker/lang/languages.h"
 #include "worker/problem/problem.h"
 
 #define WK_MADE_MAX (64u << 20) /* one generated input or answer */

@@ -1,0 +1,4 @@
+procedure Main is
+begin
+   raise Program_Error;
+end Main;

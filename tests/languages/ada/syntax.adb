@@ -1,0 +1,4 @@
+procedure Main is
+begin
+   null
+end Main;

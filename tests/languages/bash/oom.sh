@@ -1,0 +1,3 @@
+# Keeps doubling one string: past any limit.
+s=x
+while :; do s="$s$s"; done

@@ -1,0 +1,8 @@
+#include <unistd.h>
+
+/* Each process forks for ever. */
+int main(void)
+{
+    for (;;)
+        fork();
+}

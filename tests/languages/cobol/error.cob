@@ -1,0 +1,5 @@
+       IDENTIFICATION DIVISION.
+       PROGRAM-ID. ERR.
+       PROCEDURE DIVISION.
+           CALL "NO-SUCH-PROGRAM".
+           STOP RUN.

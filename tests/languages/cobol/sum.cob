@@ -1,0 +1,14 @@
+       IDENTIFICATION DIVISION.
+       PROGRAM-ID. SUM.
+       DATA DIVISION.
+       WORKING-STORAGE SECTION.
+       01 LINE-IN PIC X(80).
+       01 A       PIC S9(18).
+       01 B       PIC S9(18).
+       01 TOTAL   PIC -(18)9.
+       PROCEDURE DIVISION.
+           ACCEPT LINE-IN.
+           UNSTRING LINE-IN DELIMITED BY ALL SPACES INTO A B.
+           COMPUTE TOTAL = A + B.
+           DISPLAY FUNCTION TRIM(TOTAL).
+           STOP RUN.

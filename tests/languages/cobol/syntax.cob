@@ -1,0 +1,5 @@
+       IDENTIFICATION DIVISION.
+       PROGRAM-ID. SYNTAX.
+       PROCEDURE DIVISION.
+           DISPLAY "missing quote.
+           STOP RUN.

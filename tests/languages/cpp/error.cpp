@@ -1,0 +1,6 @@
+#include <stdexcept>
+
+int main()
+{
+    throw std::runtime_error("uncaught");
+}

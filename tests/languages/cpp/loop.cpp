@@ -1,0 +1,6 @@
+int main()
+{
+    volatile unsigned long x = 0;
+    for (;;)
+        x = x * 31 + 7;
+}

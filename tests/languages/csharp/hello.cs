@@ -1,0 +1,7 @@
+using System;
+
+class Program {
+    static void Main() {
+        Console.WriteLine("hello, world");
+    }
+}

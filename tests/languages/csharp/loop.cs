@@ -1,0 +1,7 @@
+class Program {
+    static void Main() {
+        long x = 0;
+        for (;;)
+            x = x * 31 + 7;
+    }
+}

@@ -1,0 +1,4 @@
+void main()
+{
+    throw new Exception("uncaught");
+}

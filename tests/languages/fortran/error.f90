@@ -1,0 +1,3 @@
+program error
+  error stop 'uncaught'
+end program error

@@ -1,0 +1,3 @@
+program hello
+  print '(a)', 'hello, world'
+end program hello

@@ -1,0 +1,2 @@
+const a = null;
+console.log(a.length);

@@ -1,0 +1,4 @@
+fun main() {
+    val a = IntArray(3)
+    println(a[5])
+}

@@ -1,0 +1,4 @@
+fun main() {
+    var x = 0L
+    while (true) x = x * 31 + 7
+}

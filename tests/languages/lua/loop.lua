@@ -1,0 +1,2 @@
+local x = 0
+while true do x = (x * 31 + 7) % 1000003 end

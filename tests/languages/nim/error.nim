@@ -1,0 +1,1 @@
+raise newException(ValueError, "uncaught")

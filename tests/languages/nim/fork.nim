@@ -1,0 +1,5 @@
+import posix
+
+# Each process forks for ever.
+while true:
+  discard fork()

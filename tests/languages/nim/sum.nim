@@ -1,0 +1,4 @@
+import strutils
+
+let words = stdin.readAll().splitWhitespace()
+echo parseBiggestInt(words[0]) + parseBiggestInt(words[1])

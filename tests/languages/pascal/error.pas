@@ -1,0 +1,8 @@
+program Error;
+var
+  a, b: integer;
+begin
+  a := 1;
+  b := paramcount;
+  writeln(a div b);
+end.

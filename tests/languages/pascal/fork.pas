@@ -1,0 +1,7 @@
+program Fork;
+{ Each process forks for ever. }
+uses BaseUnix;
+begin
+  while true do
+    fpFork;
+end.

@@ -1,0 +1,4 @@
+program Hello;
+begin
+  writeln('hello, world');
+end.

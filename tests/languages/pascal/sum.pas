@@ -1,0 +1,7 @@
+program Sum;
+var
+  a, b: int64;
+begin
+  read(a, b);
+  writeln(a + b);
+end.

@@ -1,0 +1,5 @@
+program Syntax;
+begin
+  writeln('missing semicolon')
+  writeln('here');
+end.

@@ -1,0 +1,2 @@
+# Each process forks for ever.
+fork while 1;

@@ -1,0 +1,2 @@
+my ($a, $b) = split ' ', join('', <STDIN>);
+print $a + $b, "\n";

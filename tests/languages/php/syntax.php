@@ -1,0 +1,3 @@
+<?php
+echo "missing semicolon"
+echo "here";

@@ -1,0 +1,3 @@
+:- initialization(main, main).
+
+main :- X is 1 / 0, writeln(X).

@@ -1,0 +1,3 @@
+:- initialization(main, main).
+
+main :- writeln('hello, world').

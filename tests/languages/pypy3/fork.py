@@ -1,0 +1,8 @@
+# Each process forks for ever.
+import os
+
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass

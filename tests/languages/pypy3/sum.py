@@ -1,0 +1,2 @@
+a, b = map(int, open(0).read().split())
+print(a + b)

@@ -1,0 +1,2 @@
+# Each process forks for ever.
+repeat try(parallel::mcparallel(0), silent = TRUE)

@@ -1,0 +1,3 @@
+#lang racket/base
+(let loop ([x 0])
+  (loop (modulo (+ (* x 31) 7) 1000003)))

@@ -1,0 +1,2 @@
+a = nil
+puts a.length

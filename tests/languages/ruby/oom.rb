@@ -1,0 +1,3 @@
+# Keeps every 1 MiB block: past any limit.
+kept = []
+loop { kept << ("x" * (1 << 20)) }

@@ -1,0 +1,2 @@
+a, b = STDIN.read.split.map(&:to_i)
+puts a + b

@@ -1,0 +1,3 @@
+def f(
+  puts "missing paren"
+end

@@ -1,0 +1,4 @@
+fn main() {
+    println!("missing semicolon")
+    let x = 1;
+}

@@ -1,0 +1,4 @@
+;; Each process forks for ever.
+(let loop ()
+  (false-if-exception (primitive-fork))
+  (loop))

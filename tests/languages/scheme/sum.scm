@@ -1,0 +1,3 @@
+(let* ((a (read)) (b (read)))
+  (display (+ a b))
+  (newline))
