@@ -11,19 +11,30 @@
  * Delegate=yes), else the root of our cgroup namespace (a container with a
  * private one, or a host without systemd). Under systemd in a cgroup that
  * is not delegated (a login session) we ask systemd for a transient scope
- * with Delegate=yes and move into it. Then every process in top goes into
- * the leaf <name>-supervisor, top hands memory and pids down, and <name>
- * below it holds the slots. What was done is kept in cg_host.note (one
- * line for the start-up log), what failed in cg_host.why (the `isolation`
- * report).
+ * with Delegate=yes holding this process (systemd_scope.c: named by the
+ * kernel, never by a pid of ours) and move into it. Then every process in
+ * top goes into the leaf <name>-supervisor, top hands memory and pids
+ * down, and <name> below it holds the slots. What was done is kept in
+ * cg_host.note (one line for the start-up log), what failed in
+ * cg_host.why (the `isolation` report, with how to start instead).
+ *
+ * Paths: /proc/self/cgroup and the cgroup2 mount's root (mountinfo) are
+ * both relative to our cgroup namespace; our cgroup is the mount point
+ * plus its path below the mount's root. A mount whose root is not at or
+ * above our cgroup ("/.." under a private cgroup namespace with the host's
+ * tree bound in) does not show our cgroup at all: refused, never guessed.
+ *
+ * PID namespaces: a process listed in a cgroup.procs that our PID
+ * namespace cannot see reads as pid 0 (v2), and 0 written back would mean
+ * ourselves: such entries are never moved, and a top that holds one
+ * cannot hand controllers down (whoever started us in the namespace
+ * shares our cgroup): refused with how to start instead.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +44,11 @@
 
 typedef struct mounts {
     char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], v2[CG_PATH_MAX];
+    char v2_root[CG_PATH_MAX]; /* the cgroup the v2 mount shows as its root */
 } mounts;
+
+/* How to get full isolation where the cgroup cannot be had. */
+#define HOW_TO_START "; start it under systemd-run --scope -p Delegate=yes, in a unit with Delegate=yes or a private cgroup namespace, or with --require-isolation no"
 
 static void find_mounts(mounts *m)
 {
@@ -46,13 +61,15 @@ static void find_mounts(mounts *m)
         char *dash = strstr(line, " - ");
         if (!dash)
             continue;
-        char mp[CG_PATH_MAX], fstype[32], src[64], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %*s %511s", mp) != 1)
+        char root[CG_PATH_MAX], mp[CG_PATH_MAX], fstype[32], src[64], opts[1024] = "";
+        if (sscanf(line, "%*s %*s %*s %511s %511s", root, mp) != 2)
             continue;
         if (sscanf(dash + 3, "%31s %63s %1023s", fstype, src, opts) < 2)
             continue;
-        if (strcmp(fstype, "cgroup2") == 0 && !m->v2[0])
+        if (strcmp(fstype, "cgroup2") == 0 && !m->v2[0]) {
             snprintf(m->v2, sizeof m->v2, "%s", mp);
+            snprintf(m->v2_root, sizeof m->v2_root, "%s", root);
+        }
         if (strcmp(fstype, "cgroup") != 0)
             continue;
         if (cgf_has_token(opts, "memory", ',') && !m->mem[0])
@@ -130,20 +147,35 @@ static bool marked_delegated(const char *dir)
     return false;
 }
 
+/* The directory of cgroup `cg` (a path in our cgroup namespace) in the v2
+ * mount; -1 when the mount does not show it. */
+static int cg_dir(const mounts *m, const char *cg, char *out, size_t size)
+{
+    const char *root = m->v2_root, *rest;
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        rest = strcmp(cg, "/") == 0 ? "" : cg;
+    else if (strncmp(root, "/..", 3) != 0 && strncmp(cg, root, n) == 0 && (cg[n] == '/' || cg[n] == 0))
+        rest = cg + n;
+    else
+        return -1;
+    int k = snprintf(out, size, "%s%s", m->v2, rest);
+    return k < 0 || (size_t)k >= size ? -1 : 0;
+}
+
 /* The cgroup that is ours to arrange: the root of our cgroup namespace
  * when we are at it (a container's own tree, or a host's root), else the
- * nearest delegated cgroup at or above ours, never the root above a
- * delegated one. 0 and top set, or -1 when none is. */
-static int find_top(const char *mnt, const char *own, char *top, size_t size)
+ * nearest delegated cgroup at or above ours that the mount shows, never
+ * the root above a delegated one. 0 and top set, or -1 when none is. */
+static int find_top(const mounts *m, const char *own, char *top, size_t size)
 {
-    if (strcmp(own, "/") == 0) {
-        snprintf(top, size, "%s", mnt);
-        return 0;
-    }
+    if (strcmp(own, "/") == 0)
+        return cg_dir(m, own, top, size);
     char rel[CG_PATH_MAX];
     snprintf(rel, sizeof rel, "%s", own);
     for (char *slash; rel[0] && strcmp(rel, "/") != 0; *slash = 0) {
-        snprintf(top, size, "%s%s", mnt, rel);
+        if (cg_dir(m, rel, top, size) < 0)
+            return -1;
         if (marked_delegated(top))
             return 0;
         slash = strrchr(rel, '/');
@@ -152,36 +184,16 @@ static int find_top(const char *mnt, const char *own, char *top, size_t size)
 }
 
 /* Asks systemd for a transient scope with Delegate=yes holding this
- * process (what `systemd-run --scope -p Delegate=yes` does), then waits
- * until the kernel shows us in it. */
+ * process, then waits until the kernel shows us in it. The scope's name
+ * is unique on the machine: a pid of ours alone is not, in a PID
+ * namespace. */
 static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t ownsize)
 {
-    char unit[64], pid[24];
-    snprintf(unit, sizeof unit, "%s-%ld.scope", name, (long)getpid());
-    snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    char *argv[] = {
-        "busctl", "--quiet", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-        "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", unit, "fail", "4",
-        "PIDs", "au", "1", pid, "Delegate", "b", "true", "CollectMode", "s", "inactive-or-failed",
-        "Description", "s", "gradeq sandbox", "0", NULL,
-    };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t child;
-    int rc = posix_spawnp(&child, "busctl", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        errno = rc;
-        return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and busctl (to ask systemd for a scope)", own);
-    }
-    int st;
-    while (waitpid(child, &st, 0) < 0)
-        if (errno != EINTR)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: waiting for busctl");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and systemd refused a delegated scope", own);
+    char tag[48], unit[128], err[SBX_ERR_LEN];
+    sbx_self_id(tag, sizeof tag);
+    snprintf(unit, sizeof unit, "%.60s-%s.scope", name, tag);
+    if (sdscope_start(unit, err, sizeof err) < 0)
+        return sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and %s" HOW_TO_START, own, err);
     /* The job moves us when systemd runs it, just after it answered. */
     for (int i = 0; i < 5000; i++) {
         char now[CG_PATH_MAX];
@@ -195,9 +207,11 @@ static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t own
     return sbx_fail(h->why, sizeof h->why, "cgroup v2: systemd made %s but did not move us into it within 5 s", unit);
 }
 
-/* Moves every process of dir into its leaf; returns how many it moved.
- * pids are whole processes: moving one takes all its threads. */
-static int move_all(const char *dir, const char *leaf_procs)
+/* Moves every process of dir that our PID namespace sees into its leaf;
+ * returns how many it moved, and in *foreign how many it cannot see (pid
+ * 0: writing that would move ourselves, not them). pids are whole
+ * processes: moving one takes all its threads. */
+static int move_all(const char *dir, const char *leaf_procs, int *foreign)
 {
     char p[CG_PATH_MAX + 64], buf[4096];
     snprintf(p, sizeof p, "%s/cgroup.procs", dir);
@@ -212,10 +226,14 @@ static int move_all(const char *dir, const char *leaf_procs)
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     int moved = 0;
+    *foreign = 0;
     buf[n > 0 ? n : 0] = 0;
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-        if (cgf_write_str(to, line) == 0 || errno == ESRCH)
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strcmp(line, "0") == 0)
+            ++*foreign;
+        else if (cgf_write_str(to, line) == 0 || errno == ESRCH)
             moved++;
+    }
     close(to);
     return moved;
 }
@@ -251,13 +269,21 @@ static int enable_in_top(cg_host *h, const char *top, const char *name)
         }
         if (errno != EBUSY)
             break;
-        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs) < 0)
+        int foreign;
+        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs, &foreign) < 0)
             return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: moving the processes of %s into %s", top, leaf);
+        if (foreign)
+            return sbx_fail(h->why, sizeof h->why,
+                            "cgroup v2: %s also holds %d process%s outside our PID namespace (who started us in it), "
+                            "which we cannot move into a leaf" HOW_TO_START,
+                            top, foreign, foreign == 1 ? "" : "es");
     }
     return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", top);
 }
 
-static int probe_v2(cg_host *h, const mounts *m, const char *name)
+/* -1 with *ours set when v2 holds the controllers (so v1 cannot) but is
+ * not usable: its reason is the one to give. */
+static int probe_v2(cg_host *h, const mounts *m, const char *name, bool *ours)
 {
     char p[CG_PATH_MAX + 64], ctl[256] = "", release[65] = "";
     snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2);
@@ -271,20 +297,26 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
     if (!cgf_has_token(ctl, "memory", ' ') || !cgf_has_token(ctl, "pids", ' '))
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: memory and pids controllers not available (%s)",
                         ctl[0] ? "held by v1" : "none");
+    *ours = true;
     if (!kernel_at_least(5, 19, release, sizeof release))
         return sbx_fail(h->why, sizeof h->why, "cgroup v2 needs Linux 5.19 or newer (memory.peak), this is %s",
                         release[0] ? release : "unknown");
     char own[CG_PATH_MAX], top[CG_PATH_MAX + 8];
     if (own_v2_path(own, sizeof own) < 0)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
-    if (find_top(m->v2, own, top, sizeof top) < 0) {
+    if (cg_dir(m, own, top, sizeof top) < 0)
+        return sbx_fail(h->why, sizeof h->why,
+                        "cgroup v2: the mount at %s (its root %s) does not show our cgroup %s: another cgroup "
+                        "namespace's tree" HOW_TO_START, m->v2, m->v2_root, own);
+    if (find_top(m, own, top, sizeof top) < 0) {
         /* Not delegated. Under systemd the cgroup is systemd's, and a
          * process must not rearrange it: ask systemd for one of our own.
          * Without systemd (a container sharing the host's cgroup
          * namespace) our own cgroup is the best there is. */
         if (access("/run/systemd/system", F_OK) == 0 && ask_systemd_scope(h, name, own, sizeof own) < 0)
             return -1;
-        snprintf(top, sizeof top, "%s%s", m->v2, own);
+        if (cg_dir(m, own, top, sizeof top) < 0)
+            return sbx_fail(h->why, sizeof h->why, "cgroup v2: the mount at %s does not show our cgroup %s", m->v2, own);
     }
     if (enable_in_top(h, top, name) < 0)
         return -1;
@@ -307,17 +339,22 @@ int cg_probe(cg_host *h, const char *name)
     memset(h, 0, sizeof *h);
     mounts m;
     find_mounts(&m);
-    char why2[SBX_ERR_LEN] = "cgroup v2: not mounted";
+    char why2[CG_WHY_LEN] = "cgroup v2: not mounted";
     if (m.v2[0]) {
-        if (probe_v2(h, &m, name) == 0)
+        bool ours = false;
+        if (probe_v2(h, &m, name, &ours) == 0)
             return 0;
+        if (ours) {
+            h->version = CG_NONE;
+            return 0;
+        }
         snprintf(why2, sizeof why2, "%s", h->why);
     }
     if (probe_v1(h, &m, name) == 0)
         return 0;
-    char why1[SBX_ERR_LEN];
+    char why1[CG_WHY_LEN];
     snprintf(why1, sizeof why1, "%s", h->why);
-    snprintf(h->why, sizeof h->why, "%.120s; %.120s", why2, why1);
+    snprintf(h->why, sizeof h->why, "%.200s; %.200s", why2, why1);
     h->version = CG_NONE;
     return 0;
 }

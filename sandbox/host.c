@@ -88,6 +88,7 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
     if (!h->opt.tmp_bytes)
         h->opt.tmp_bytes = 64ull << 20;
     h->root = geteuid() == 0;
+    h->procfs_ours = self_procfs_ours();
     /* The CPUs we may use, not all online ones: a cpuset (a container's
      * limit, systemd's AllowedCPUs=) makes pinning elsewhere fail. */
     cpu_set_t allowed;

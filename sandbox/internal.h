@@ -5,6 +5,9 @@
  *   cgroup.c    cg_*: one reusable cgroup per slot, v1 or v2
  *   cgroup_probe.c  which hierarchy, found at start-up
  *   cgroup_file.c   the cgroup files' small text formats
+ *   systemd_scope.c ask systemd for a delegated scope holding us
+ *   dbus_msg.c  the D-Bus messages of that request
+ *   self_id.c   this process as the rest of the machine names it
  *   policy.c    the seccomp policy table, compiled once to BPF
  *   zygote.c    the privileged side: namespaces, mounts, set once per slot
  *   zygote_run.c    the zygote's request loop and each run's spawn
@@ -38,6 +41,7 @@ int sbx_fail_errno(char *err, size_t errlen, const char *fmt, ...) __attribute__
 enum { CG_NONE = 0, CG_V1 = 1, CG_V2 = 2 };
 #define CG_PATH_MAX 512
 #define CG_FILES 16
+#define CG_WHY_LEN 512 /* a reason, with how to start the worker instead */
 
 typedef struct cg_host {
     int version;
@@ -45,7 +49,7 @@ typedef struct cg_host {
     char pids[CG_PATH_MAX];
     char cpu[CG_PATH_MAX];  /* v1: cpuacct */
     bool memsw;             /* v1: swap accounting present */
-    char why[SBX_ERR_LEN];  /* why cgroups are missing, when they are */
+    char why[CG_WHY_LEN];   /* why cgroups are missing, when they are */
     char note[SBX_ERR_LEN]; /* v2: what the probe did to get a cgroup, or "" */
 } cg_host;
 
@@ -90,6 +94,44 @@ int cg_slot_empty(cg_slot *s, char *err, size_t errlen);
 int cg_slot_stats(cg_slot *s, uint64_t floor, uint64_t *peak, bool *oom, bool *hit_limit, char *err,
                   size_t errlen);
 
+/* ---- systemd_scope.c, dbus_msg.c ------------------------------------ */
+
+/* Asks systemd for the transient scope `unit` with Delegate=yes holding
+ * this process, named by the kernel's credentials of our connection (never
+ * by a pid of ours). 0 once systemd took the job (the move follows), -1
+ * with err. */
+int sdscope_start(const char *unit, char *err, size_t errlen);
+
+enum { DBM_METHOD_CALL = 1, DBM_METHOD_RETURN = 2, DBM_ERROR = 3 };
+#define DBM_FIXED 16                     /* a message's fixed header */
+#define DBM_REPLY_MAX 4096               /* a reply we read; longer ones are not ours */
+#define DBM_MESSAGE_MAX (128u << 20)     /* the specification's bound on any message */
+
+typedef struct dbm_reply {
+    int type;              /* DBM_METHOD_RETURN, DBM_ERROR, or another message */
+    uint32_t reply_serial; /* the call it answers, 0 if none */
+    char error[128];       /* DBM_ERROR: the error's name */
+    char message[256];     /* DBM_ERROR: its first argument, when a string */
+} dbm_reply;
+
+/* The call StartTransientUnit(unit, "fail", PIDs [0] (the sender),
+ * Delegate=yes, CollectMode=inactive-or-failed, Description), into buf:
+ * its length, or -1 when it does not fit. */
+long dbm_start_scope(uint8_t *buf, size_t size, uint32_t serial, const char *unit, const char *description);
+/* From a message's first DBM_FIXED bytes: its whole length, or -1 when
+ * they are no D-Bus header (or claim more than DBM_MESSAGE_MAX). */
+long dbm_message_size(const uint8_t *hdr);
+/* Reads a whole message's type, reply serial and error; -1 when
+ * malformed. */
+int dbm_parse(const uint8_t *msg, size_t len, dbm_reply *out);
+
+/* ---- self_id.c ------------------------------------------------------ */
+
+/* Whether /proc is the procfs of our own PID namespace, so that /proc/PID
+ * is the process our kill(PID) would reach (`unshare --pid` without
+ * --mount-proc leaves the outer one). */
+bool self_procfs_ours(void);
+
 /* ---- policy.c -------------------------------------------------------- */
 
 /* Compiles the seccomp policy table to a BPF program (malloc'd filter). */
@@ -106,10 +148,11 @@ struct sbx_host {
     struct sock_fprog bpf;
     cg_host cg;
     unsigned isolation;    /* SBX_ISO_* every run will have */
+    bool procfs_ours;       /* /proc/PID is our PID namespace's PID */
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
-    char describe[512];
+    char describe[SBX_HOST_ERR_LEN - 64];
     atomic_uint next_slot; /* where the next slot search starts */
 };
 

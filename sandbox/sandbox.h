@@ -45,6 +45,8 @@
 #include <stdint.h>
 
 #define SBX_ERR_LEN 256
+/* sbx_host_open's err: what is missing, why, and how to get it. */
+#define SBX_HOST_ERR_LEN 1024
 /* argv and env of one run together, each string with its NUL: more is
  * refused (SANDBOX_ERROR), so callers check their input against it. */
 #define SBX_EXEC_BYTES_MAX (256 * 1024)
@@ -207,7 +209,7 @@ typedef struct sbx_host sbx_host;
 
 /* Probes the machine and prepares what every box shares. opts may be NULL.
  * Returns 0, or -1 with err filled (require_isolation and something missing:
- * err lists what). */
+ * err lists what, why, and how to get it; SBX_HOST_ERR_LEN holds it all). */
 int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_t errlen);
 void sbx_host_close(sbx_host *h);
 /* The protections every run on this host will have. */
@@ -217,6 +219,14 @@ const char *sbx_host_describe(const sbx_host *h);
 /* What opening the host did to get a cgroup (cgroup v2: a transient scope
  * asked of systemd, processes moved into a leaf), one line; "" when nothing. */
 const char *sbx_host_cgroup_note(const sbx_host *h);
+
+/* This process as the rest of the machine (its systemd, its operators)
+ * can name it. Returns its pid in the machine's initial PID namespace when
+ * that is certain, else 0: inside a container's PID namespace the pid
+ * outside cannot be seen. tag gets a name unique on the machine while the
+ * process lives: that pid, or "pidnsINODE-PID" (its PID namespace and its
+ * pid there). */
+long sbx_self_id(char *tag, size_t len);
 
 typedef struct sbx_box sbx_box;
 

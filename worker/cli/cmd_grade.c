@@ -41,7 +41,7 @@ static void on_test(void *ctx, size_t i, const q_graded *t)
 
 static int grade(wk_cli_run *c, wk_cli_grade *g, const q_job *j, const wk_langs *langs)
 {
-    char err[512];
+    char err[SBX_HOST_ERR_LEN];
     sbx_limits max;
     memset(&max, 0xff, sizeof max); /* here the command line is the operator */
     wk_grade_plan plan;
