@@ -59,18 +59,34 @@ sys.exit(1)
 EOF
 }
 
-# The outside process: its pid is chosen for the worker inside PID
-# namespaces too (ns_last_pid), so a pid of the worker's own namespace
-# handed outside names it.
-sleep 3600 &
-BYSTANDER=$!
-BY_CGROUP=$(cat /proc/$BYSTANDER/cgroup)
-host=$(hostname)
-
 # wait_until SECONDS CMD: polls CMD (a condition) until true or the deadline.
 wait_until() {
     deadline=$(( $(date +%s) + $1 )); shift
     until eval "$1"; do [ "$(date +%s)" -ge "$deadline" ] && return 1; sleep 0.1; done
+}
+# The outside process: its pid is chosen for the worker inside PID
+# namespaces too (ns_last_pid), so a pid of the worker's own namespace
+# handed outside names it.
+# In a delegated cgroup the worker moves whatever shares it into its
+# leaf, as delegation allows: the outside process then lives elsewhere.
+if [ $systemd = yes ] && [ $v2 = yes ] && delegated; then
+    systemd-run -q --scope --unit gradeq-ctx-bystander-$$ sleep 3600 &
+else
+    sleep 3600 &
+fi
+BYSTANDER=$!
+wait_until 30 '[ "$(cat /proc/$BYSTANDER/comm)" = sleep ]'
+BY_CGROUP=$(cat /proc/$BYSTANDER/cgroup)
+host=$(hostname)
+
+# alive PID: running (a child that exited is a zombie until waited for).
+alive() { [ -e /proc/"$1" ] && ! grep -q '^State:.*zombie' /proc/"$1"/status 2>/dev/null; }
+# stop PID: SIGTERM, then its exit status (137 after a SIGKILL when it
+# does not end within 120 s).
+stop() {
+    kill -TERM "$1"
+    wait_until 120 "! alive $1" || kill -9 "$1"
+    wait "$1"
 }
 # The child of process $1 (the only one).
 child_of() { cat /proc/"$1"/task/"$1"/children 2>/dev/null | tr -d ' '; }
@@ -91,7 +107,7 @@ jobs() {
     check "$ctx: a memory hog, MEMORY_LIMIT, with every protection" \
         'echo "$out" | grep -q "\"status\":\"MEMORY_LIMIT\"" && echo "$out" | grep -q "\"isolation\":\[\"pid_ns\",\"mount_ns\",\"net_ns\",\"ipc_ns\",\"uts_ns\",\"uid\",\"no_new_privs\",\"seccomp\",\"cgroup_memory\",\"cgroup_pids\",\"cgroup_cpu\",\"cgroup_kill\",\"rlimits\",\"fds\",\"clean_env\"\]" || { echo "$out"; false; }'
     check "$ctx: the process outside is untouched: alive, in its own cgroup" \
-        'kill -0 $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
+        'alive $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
 }
 
 # registry CTX PREFIX NAME_RE PID: the worker's name and pid in P:worker:*.
@@ -114,7 +130,7 @@ registry "this shell" $pre "$host:$W" "$W"
 [ $systemd = yes ] && [ $v2 = yes ] && ! delegated &&
     check "this shell: systemd moved the worker (only) into a scope of its own" \
         'grep -q "moved into transient scope gradeq-$W.scope" "$T/here.log" && grep -q "gradeq-$W.scope" /proc/$W/cgroup'
-kill -TERM $W; wait $W; rc=$?
+stop $W; rc=$?
 check "this shell: drains and exits 0" '[ $rc -eq 0 ]'
 
 # --- a PID namespace from this shell ---------------------------------------
@@ -124,16 +140,17 @@ pre=ctx-pidns
 unshare --pid --fork --mount-proc sh -c "$pidns_cmd" sh $BYSTANDER \
     "$B/gradeq-worker" --prefix $pre --threads 2 >"$T/pidns.log" 2>&1 &
 U=$!; WORKERS="$WORKERS $U"
-if [ $v2 = yes ] && delegated; then
-    # The starter (unshare) is in our cgroup, invisible from inside: the
-    # controllers cannot be handed down. A refusal that says what to do.
-    wait_until 120 '! kill -0 $U 2>/dev/null'
+wait_until 120 'grep -q "threads on Redis" "$T/pidns.log" || ! alive $U'
+if ! alive $U; then
+    # Refused: in a delegated cgroup whose controllers are not handed down
+    # yet, the starter (unshare) shares it, invisible from inside.
     wait $U; rc=$?
-    check "PID namespace in a delegated cgroup: refuses, saying how to start instead" \
-        '[ $rc -eq 1 ] && grep -q "outside our PID namespace" "$T/pidns.log" && grep -q "systemd-run --scope -p Delegate=yes" "$T/pidns.log" || { cat "$T/pidns.log"; false; }'
-    check "... and the process outside is untouched" 'kill -0 $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
+    check "PID namespace: refuses (in a delegated cgroup shared with its starter), saying how to start instead" \
+        '[ $v2 = yes ] && delegated && [ $rc -eq 1 ] && grep -q "outside our PID namespace" "$T/pidns.log" &&
+         grep -q "systemd-run --scope -p Delegate=yes" "$T/pidns.log" || { cat "$T/pidns.log"; false; }'
+    check "... and the process outside is untouched" 'alive $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
 else
-    check "PID namespace: the worker starts" 'wait_until 120 "grep -q \"threads on Redis\" \"$T/pidns.log\"" || { cat "$T/pidns.log"; false; }'
+    check "PID namespace: the worker starts" 'grep -q "threads on Redis" "$T/pidns.log" || { cat "$T/pidns.log"; false; }'
     W=$(child_of "$(child_of $U)")
     WORKERS="$WORKERS $W"
     ino=$(stat -L -c %i /proc/$W/ns/pid)
@@ -142,10 +159,12 @@ else
     jobs "PID namespace" $pre "$T/pidns.log"
     # Its /proc is its namespace's: the host's pid cannot be known there.
     registry "PID namespace" $pre "$host:pidns$ino-$BYSTANDER" 0
-    [ $systemd = yes ] && [ $v2 = yes ] &&
+    [ $systemd = yes ] && [ $v2 = yes ] && ! delegated &&
         check "PID namespace: systemd moved the worker itself, named by the kernel" \
             'grep -q "moved into transient scope gradeq-pidns$ino-$BYSTANDER.scope" "$T/pidns.log" && grep -q "gradeq-pidns$ino-$BYSTANDER.scope" /proc/$W/cgroup'
-    kill -TERM $W; wait $U; rc=$?
+    kill -TERM $W
+    wait_until 120 "! alive $U" || kill -9 $U
+    wait $U; rc=$?
     check "PID namespace: drains and exits 0" '[ $rc -eq 0 ]'
 fi
 
@@ -185,7 +204,7 @@ for d in no yes; do
     W=$!; WORKERS="$WORKERS $W"
     check "systemd-run --scope -p Delegate=$d: starts" 'wait_until 120 "grep -q \"threads on Redis\" \"$T/scope-$d.log\"" || { cat "$T/scope-$d.log"; false; }'
     jobs "systemd-run --scope -p Delegate=$d" $pre "$T/scope-$d.log"
-    kill -TERM $W; wait $W; rc=$?
+    stop $W; rc=$?
     check "systemd-run --scope -p Delegate=$d: drains and exits 0" '[ $rc -eq 0 ]'
 done
 
@@ -197,5 +216,5 @@ systemd-run -q --unit $u -p Delegate=yes -p StandardOutput=file:$R/unit-pidns.lo
 check "PID namespace in a delegated unit: refuses, saying how to start instead" \
     'wait_until 120 "! systemctl is-active -q $u" && grep -q "outside our PID namespace" "$R/unit-pidns.log" &&
      grep -q "systemd-run --scope -p Delegate=yes" "$R/unit-pidns.log" || { cat "$R/unit-pidns.log"; false; }'
-check "... and the process outside is untouched" 'kill -0 $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
+check "... and the process outside is untouched" 'alive $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
 exit $FAIL
