@@ -284,14 +284,14 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
     if (!b)
         return sbx_fail(err, errlen, "out of memory");
     b->host = h;
-    b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
+    b->sock = b->box_fd = b->tmp_fd = b->lock_fd = b->claim_fd = -1;
     b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (b->null_fd < 0 || b->stop_fd < 0) {
         sbx_fail_errno(err, errlen, "opening /dev/null and an eventfd");
         goto fail;
     }
-    b->lock_fd = host_lock_slot(h, &b->slot, err, errlen);
+    b->lock_fd = host_lock_slot(h, &b->slot, &b->claim_fd, err, errlen);
     if (b->lock_fd < 0)
         goto fail;
     b->uid = h->root ? (uid_t)(h->opt.uid_base + b->slot) : getuid();
@@ -324,6 +324,8 @@ void sbx_box_close(sbx_box *b)
         close(b->stop_fd);
     if (b->lock_fd >= 0)
         close(b->lock_fd);
+    if (b->claim_fd >= 0)
+        close(b->claim_fd);
     free(b);
 }
 

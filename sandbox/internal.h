@@ -8,6 +8,7 @@
  *   systemd_scope.c ask systemd for a delegated scope holding us
  *   dbus_msg.c  the D-Bus messages of that request
  *   self_id.c   this process as the rest of the machine names it
+ *   uid_claim.c a slot's uid, claimed for the whole machine
  *   policy.c    the seccomp policy table, compiled once to BPF
  *   zygote.c    the privileged side: namespaces, mounts, set once per slot
  *   zygote_run.c    the zygote's request loop and each run's spawn
@@ -159,9 +160,18 @@ struct sbx_host {
 /* Called when a zygote could not be made in namespaces: runs go on without
  * them (unless isolation is required) and every result says so. */
 void host_namespaces_failed(sbx_host *h);
-/* Takes the machine-wide lock of a free slot; returns its fd (held for the
- * box's life), or -1. */
-int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
+/* Takes the machine-wide lock of a free slot and (as root) the claim on
+ * its uid; returns the lock's fd and puts the claim's in *claim_fd (-1
+ * when not root), both held for the box's life; or -1. */
+int host_lock_slot(sbx_host *h, unsigned *slot, int *claim_fd, char *err, size_t errlen);
+
+/* ---- uid_claim.c ----------------------------------------------------- */
+
+#define UID_CLAIM_BUSY (-2)
+/* Claims uid for this process on the whole machine: an fd that holds the
+ * claim until closed, UID_CLAIM_BUSY when another process holds it, or -1
+ * with err. */
+int uid_claim(uid_t uid, char *err, size_t errlen);
 
 /* ---- zygote.c / box.c: the messages between caller and zygote -------- */
 
@@ -212,6 +222,7 @@ struct sbx_box {
     sbx_host *host;
     unsigned slot;
     int lock_fd;
+    int claim_fd;        /* the claim on uid (root), -1 without */
     uid_t uid;
     bool ns;             /* this box's zygote lives in namespaces */
     unsigned isolation;  /* what holds for runs in this box */

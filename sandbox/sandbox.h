@@ -9,7 +9,9 @@
  *             PID, mount, network, IPC and UTS namespaces with the private root
  *             already built and the seccomp filter already loaded, plus a
  *             cgroup and a uid of its own. Slots are unique machine-wide (a
- *             lock file per slot), so two worker processes never share a uid.
+ *             lock file per slot, and a claim on its uid that containers,
+ *             which share no lock file, see too), so two worker processes
+ *             never share a uid.
  *             A box is used by one thread at a time; open one box per thread.
  *   sbx_run   one run in a box: files placed in /box, stdin, limits, argv.
  *
