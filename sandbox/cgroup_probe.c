@@ -42,13 +42,27 @@
 #include "sandbox/cgroup_file.h"
 #include "sandbox/internal.h"
 
+/* A cgroup hierarchy's mount: where, and which cgroup (in our cgroup
+ * namespace) it shows as its root. */
+typedef struct mnt {
+    char at[CG_PATH_MAX];
+    char root[CG_PATH_MAX];
+} mnt;
+
 typedef struct mounts {
-    char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], v2[CG_PATH_MAX];
-    char v2_root[CG_PATH_MAX]; /* the cgroup the v2 mount shows as its root */
+    mnt mem, pids, cpu, v2;
 } mounts;
 
 /* How to get full isolation where the cgroup cannot be had. */
 #define HOW_TO_START "; start it under systemd-run --scope -p Delegate=yes, in a unit with Delegate=yes or a private cgroup namespace, or with --require-isolation no"
+
+static void keep(mnt *m, const char *at, const char *root)
+{
+    if (m->at[0])
+        return;
+    snprintf(m->at, sizeof m->at, "%s", at);
+    snprintf(m->root, sizeof m->root, "%s", root);
+}
 
 static void find_mounts(mounts *m)
 {
@@ -66,30 +80,87 @@ static void find_mounts(mounts *m)
             continue;
         if (sscanf(dash + 3, "%31s %63s %1023s", fstype, src, opts) < 2)
             continue;
-        if (strcmp(fstype, "cgroup2") == 0 && !m->v2[0]) {
-            snprintf(m->v2, sizeof m->v2, "%s", mp);
-            snprintf(m->v2_root, sizeof m->v2_root, "%s", root);
-        }
+        if (strcmp(fstype, "cgroup2") == 0)
+            keep(&m->v2, mp, root);
         if (strcmp(fstype, "cgroup") != 0)
             continue;
-        if (cgf_has_token(opts, "memory", ',') && !m->mem[0])
-            snprintf(m->mem, sizeof m->mem, "%s", mp);
-        if (cgf_has_token(opts, "pids", ',') && !m->pids[0])
-            snprintf(m->pids, sizeof m->pids, "%s", mp);
-        if (cgf_has_token(opts, "cpuacct", ',') && !m->cpu[0])
-            snprintf(m->cpu, sizeof m->cpu, "%s", mp);
+        if (cgf_has_token(opts, "memory", ','))
+            keep(&m->mem, mp, root);
+        if (cgf_has_token(opts, "pids", ','))
+            keep(&m->pids, mp, root);
+        if (cgf_has_token(opts, "cpuacct", ','))
+            keep(&m->cpu, mp, root);
     }
     fclose(f);
 }
 
+/* Our own cgroup in the hierarchy of `controller` (v1), or in the unified
+ * one (controller ""): "ID:controllers:/path" in /proc/self/cgroup. */
+static int own_path(const char *controller, char *out, size_t size)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return -1;
+    char line[1024];
+    int rc = -1;
+    while (rc < 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!path)
+            continue;
+        *ctl++ = 0;
+        *path++ = 0;
+        bool match = controller[0] ? cgf_has_token(ctl, controller, ',') : strcmp(line, "0") == 0 && !ctl[0];
+        if (match) {
+            snprintf(out, size, "%s", path);
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static int own_v2_path(char *out, size_t size)
+{
+    return own_path("", out, size);
+}
+
+/* The directory of cgroup `cg` (a path in our cgroup namespace) in the
+ * mount m; -1 when the mount does not show it. */
+static int cg_dir(const mnt *m, const char *cg, char *out, size_t size)
+{
+    const char *root = m->root, *rest;
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        rest = strcmp(cg, "/") == 0 ? "" : cg;
+    else if (strncmp(root, "/..", 3) != 0 && strncmp(cg, root, n) == 0 && (cg[n] == '/' || cg[n] == 0))
+        rest = cg + n;
+    else
+        return -1;
+    int k = snprintf(out, size, "%s%s", m->at, rest);
+    return k < 0 || (size_t)k >= size ? -1 : 0;
+}
+
+/* v1: our subtree `name` under our own cgroup in each hierarchy, so that
+ * what limits the cgroup we were started in (a container's) holds our
+ * jobs too. */
 static int probe_v1(cg_host *h, const mounts *m, const char *name)
 {
-    if (!m->mem[0] || !m->pids[0] || !m->cpu[0])
+    if (!m->mem.at[0] || !m->pids.at[0] || !m->cpu.at[0])
         return sbx_fail(h->why, sizeof h->why, "cgroup v1: memory, pids or cpuacct hierarchy not mounted");
-    const char *roots[3] = { m->mem, m->pids, m->cpu };
+    const mnt *mnts[3] = { &m->mem, &m->pids, &m->cpu };
+    static const char *const ctl[3] = { "memory", "pids", "cpuacct" };
     char *dst[3] = { h->mem, h->pids, h->cpu };
     for (int i = 0; i < 3; i++) {
-        int n = snprintf(dst[i], CG_PATH_MAX, "%s/%s", roots[i], name);
+        char own[CG_PATH_MAX], dir[CG_PATH_MAX];
+        if (own_path(ctl[i], own, sizeof own) < 0)
+            return sbx_fail(h->why, sizeof h->why, "cgroup v1: /proc/self/cgroup has no %s hierarchy", ctl[i]);
+        if (cg_dir(mnts[i], own, dir, sizeof dir) < 0)
+            return sbx_fail(h->why, sizeof h->why,
+                            "cgroup v1: the %s mount at %s (its root %s) does not show our cgroup %s: another "
+                            "cgroup namespace's tree; mount our own, or start with --require-isolation no",
+                            ctl[i], mnts[i]->at, mnts[i]->root, own);
+        int n = snprintf(dst[i], CG_PATH_MAX, "%s/%s", dir, name);
         if (n < 0 || n >= CG_PATH_MAX)
             return sbx_fail(h->why, sizeof h->why, "cgroup v1: path too long");
         if (cgf_mkdir_ok(dst[i]) < 0)
@@ -100,25 +171,6 @@ static int probe_v1(cg_host *h, const mounts *m, const char *name)
     h->memsw = access(p, F_OK) == 0;
     h->version = CG_V1;
     return 0;
-}
-
-/* Our own cgroup in the unified hierarchy ("0::/path"). */
-static int own_v2_path(char *out, size_t size)
-{
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return -1;
-    char line[1024];
-    int rc = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "0::", 3) == 0) {
-            line[strcspn(line, "\n")] = 0;
-            snprintf(out, size, "%s", line + 3);
-            rc = 0;
-        }
-    }
-    fclose(f);
-    return rc;
 }
 
 /* The v2 code needs memory.peak (5.19); cgroup.kill (5.14) and
@@ -147,22 +199,6 @@ static bool marked_delegated(const char *dir)
     return false;
 }
 
-/* The directory of cgroup `cg` (a path in our cgroup namespace) in the v2
- * mount; -1 when the mount does not show it. */
-static int cg_dir(const mounts *m, const char *cg, char *out, size_t size)
-{
-    const char *root = m->v2_root, *rest;
-    size_t n = strlen(root);
-    if (strcmp(root, "/") == 0)
-        rest = strcmp(cg, "/") == 0 ? "" : cg;
-    else if (strncmp(root, "/..", 3) != 0 && strncmp(cg, root, n) == 0 && (cg[n] == '/' || cg[n] == 0))
-        rest = cg + n;
-    else
-        return -1;
-    int k = snprintf(out, size, "%s%s", m->v2, rest);
-    return k < 0 || (size_t)k >= size ? -1 : 0;
-}
-
 /* The cgroup that is ours to arrange: the root of our cgroup namespace
  * when we are at it (a container's own tree, or a host's root), else the
  * nearest delegated cgroup at or above ours that the mount shows, never
@@ -170,11 +206,11 @@ static int cg_dir(const mounts *m, const char *cg, char *out, size_t size)
 static int find_top(const mounts *m, const char *own, char *top, size_t size)
 {
     if (strcmp(own, "/") == 0)
-        return cg_dir(m, own, top, size);
+        return cg_dir(&m->v2, own, top, size);
     char rel[CG_PATH_MAX];
     snprintf(rel, sizeof rel, "%s", own);
     for (char *slash; rel[0] && strcmp(rel, "/") != 0; *slash = 0) {
-        if (cg_dir(m, rel, top, size) < 0)
+        if (cg_dir(&m->v2, rel, top, size) < 0)
             return -1;
         if (marked_delegated(top))
             return 0;
@@ -286,7 +322,7 @@ static int enable_in_top(cg_host *h, const char *top, const char *name)
 static int probe_v2(cg_host *h, const mounts *m, const char *name, bool *ours)
 {
     char p[CG_PATH_MAX + 64], ctl[256] = "", release[65] = "";
-    snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2);
+    snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2.at);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || cgf_read_text(fd, ctl, sizeof ctl) < 0) {
         if (fd >= 0)
@@ -304,10 +340,10 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name, bool *ours)
     char own[CG_PATH_MAX], top[CG_PATH_MAX + 8];
     if (own_v2_path(own, sizeof own) < 0)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
-    if (cg_dir(m, own, top, sizeof top) < 0)
+    if (cg_dir(&m->v2, own, top, sizeof top) < 0)
         return sbx_fail(h->why, sizeof h->why,
                         "cgroup v2: the mount at %s (its root %s) does not show our cgroup %s: another cgroup "
-                        "namespace's tree" HOW_TO_START, m->v2, m->v2_root, own);
+                        "namespace's tree" HOW_TO_START, m->v2.at, m->v2.root, own);
     if (find_top(m, own, top, sizeof top) < 0) {
         /* Not delegated. Under systemd the cgroup is systemd's, and a
          * process must not rearrange it: ask systemd for one of our own.
@@ -315,8 +351,8 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name, bool *ours)
          * namespace) our own cgroup is the best there is. */
         if (access("/run/systemd/system", F_OK) == 0 && ask_systemd_scope(h, name, own, sizeof own) < 0)
             return -1;
-        if (cg_dir(m, own, top, sizeof top) < 0)
-            return sbx_fail(h->why, sizeof h->why, "cgroup v2: the mount at %s does not show our cgroup %s", m->v2, own);
+        if (cg_dir(&m->v2, own, top, sizeof top) < 0)
+            return sbx_fail(h->why, sizeof h->why, "cgroup v2: the mount at %s does not show our cgroup %s", m->v2.at, own);
     }
     if (enable_in_top(h, top, name) < 0)
         return -1;
@@ -340,7 +376,7 @@ int cg_probe(cg_host *h, const char *name)
     mounts m;
     find_mounts(&m);
     char why2[CG_WHY_LEN] = "cgroup v2: not mounted";
-    if (m.v2[0]) {
+    if (m.v2.at[0]) {
         bool ours = false;
         if (probe_v2(h, &m, name, &ours) == 0)
             return 0;

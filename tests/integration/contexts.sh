@@ -133,6 +133,23 @@ registry "this shell" $pre "$host:$W" "$W"
 stop $W; rc=$?
 check "this shell: drains and exits 0" '[ $rc -eq 0 ]'
 
+# --- a cgroup with a memory limit of its own (a container's) ----------------
+# Its jobs are under it: the limit holds them too.
+limited() {
+    out=$("$@" 2>&1)
+    check "a cgroup limited to 100M: a 272 MiB job allowed 512M is held to it" \
+        '[ "$(echo "$out" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"status\"], d[\"memory_bytes\"] <= 100 << 20)")" = "MEMORY_LIMIT True" ] || { echo "$out"; false; }'
+}
+job_272="$B/gradeq run --json --memory 512M -- $P/memhog 272"
+if [ $v2 = no ]; then
+    M=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)/gradeq-ctx-limit-$$
+    mkdir "$M" && echo 100M >"$M/memory.limit_in_bytes"
+    limited sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$M" $job_272
+    find "$M" -depth -type d -exec rmdir {} +
+elif [ $systemd = yes ]; then
+    limited systemd-run -q --scope -p Delegate=yes -p MemoryMax=100M $job_272
+fi
+
 # --- a PID namespace from this shell ---------------------------------------
 # Inside, the worker gets the outside process's pid number.
 pidns_cmd='echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid && shift && { "$@" & wait $!; }'
