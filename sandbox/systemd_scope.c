@@ -44,7 +44,8 @@ static int send_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-/* Exactly n bytes; -1 with errno (0 at end of stream). */
+/* Exactly n bytes; -1 with errno (ECONNRESET at the end of the stream,
+ * EAGAIN when the socket's timeout passed). */
 static int recv_all(int fd, void *p, size_t n)
 {
     char *c = p;
@@ -54,7 +55,7 @@ static int recv_all(int fd, void *p, size_t n)
             continue;
         if (r <= 0) {
             if (r == 0)
-                errno = 0;
+                errno = ECONNRESET;
             return -1;
         }
         c += r;
