@@ -307,7 +307,7 @@ if echo "$PARTS" | grep -qw podman; then
     if echo "$PARTS" | grep -qw docker; then
         $DOCKER run -d --name d3 --privileged $RUN gradeq-worker:test >/dev/null
         workers 2
-        side_by_side podman+docker
+        side_by_side podman-docker
         $DOCKER rm -f d3 >/dev/null
         flush
     fi
