@@ -381,7 +381,7 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
         return sbx_fail(err, errlen, "out of memory");
     b->host = h;
     atomic_fetch_add(&h->boxes_opened, 1);
-    b->sock = b->box_fd = b->tmp_fd = b->lock_fd = -1;
+    b->sock = b->box_fd = b->tmp_fd = b->lock_fd = b->claim_fd = -1;
     b->run_id = 1;
     pthread_mutex_init(&b->mu, NULL);
     pthread_condattr_t ca;
@@ -395,7 +395,7 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
         sbx_fail_errno(err, errlen, "opening /dev/null and an eventfd");
         goto fail;
     }
-    b->lock_fd = host_lock_slot(h, &b->slot, err, errlen);
+    b->lock_fd = host_lock_slot(h, &b->slot, &b->claim_fd, err, errlen);
     if (b->lock_fd < 0)
         goto fail;
     b->uid = h->root ? (uid_t)(h->opt.uid_base + b->slot) : getuid();
@@ -428,6 +428,8 @@ void sbx_box_close(sbx_box *b)
         close(b->stop_fd);
     if (b->lock_fd >= 0)
         close(b->lock_fd);
+    if (b->claim_fd >= 0)
+        close(b->claim_fd);
     pthread_cond_destroy(&b->cv);
     pthread_mutex_destroy(&b->mu);
     free(b);
@@ -439,7 +441,7 @@ void sbx_box_forget(sbx_box *b)
         return;
     /* close() only: flock(LOCK_UN), a kill or a wait would reach the
      * parent's slot and zygote. */
-    const int fds[] = { b->sock, b->box_fd, b->tmp_fd, b->null_fd, b->stop_fd, b->lock_fd };
+    const int fds[] = { b->sock, b->box_fd, b->tmp_fd, b->null_fd, b->stop_fd, b->lock_fd, b->claim_fd };
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);

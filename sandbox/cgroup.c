@@ -352,9 +352,11 @@ int cg_slot_cpu_ns(cg_slot *s, uint64_t *ns)
 }
 
 /* Kills every pid listed in the cgroup's cgroup.procs but `keep`; returns
- * how many it killed. The file is opened anew each time: v1 caches the pid
+ * how many it listed. The file is opened anew each time: v1 caches the pid
  * list per open file, so a kept fd would list the processes of its first
- * read. */
+ * read. A process our PID namespace cannot see is listed as 0 (v2): it is
+ * counted (cgroup.kill reaches it) but never passed to kill(), where 0
+ * means our own process group. */
 static int kill_listed(int dirfd, pid_t keep)
 {
     char buf[4096];
@@ -376,7 +378,8 @@ static int kill_listed(int dirfd, pid_t keep)
                 in_num = true;
             } else if (in_num) {
                 if ((pid_t)pid != keep) {
-                    kill((pid_t)pid, SIGKILL);
+                    if (pid > 0)
+                        kill((pid_t)pid, SIGKILL);
                     count++;
                 }
                 pid = 0;
@@ -386,7 +389,8 @@ static int kill_listed(int dirfd, pid_t keep)
     }
     close(fd);
     if (in_num && (pid_t)pid != keep) {
-        kill((pid_t)pid, SIGKILL);
+        if (pid > 0)
+            kill((pid_t)pid, SIGKILL);
         count++;
     }
     return count;
@@ -406,7 +410,7 @@ size_t cg_slot_pids(cg_slot *s, pid_t *out, size_t max)
         long pid = strtol(p, &end, 10);
         if (end == p)
             break;
-        if ((pid_t)pid != s->keep)
+        if ((pid_t)pid != s->keep && pid > 0)
             out[n++] = (pid_t)pid;
         while (*end == '\n')
             end++;

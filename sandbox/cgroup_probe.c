@@ -11,19 +11,30 @@
  * Delegate=yes), else the root of our cgroup namespace (a container with a
  * private one, or a host without systemd). Under systemd in a cgroup that
  * is not delegated (a login session) we ask systemd for a transient scope
- * with Delegate=yes and move into it. Then every process in top goes into
- * the leaf <name>-supervisor, top hands memory and pids (and cpu, where it
- * has it) down, and <name> below it holds the slots. What was done is kept in cg_host.note (one
- * line for the start-up log), what failed in cg_host.why (the `isolation`
- * report).
+ * with Delegate=yes holding this process (systemd_scope.c: named by the
+ * kernel, never by a pid of ours) and move into it. Then every process in
+ * top goes into the leaf <name>-supervisor, top hands memory and pids (and
+ * cpu, where it has it) down, and <name> below it holds the slots. What was
+ * done is kept in cg_host.note (one line for the start-up log), what failed
+ * in cg_host.why (the `isolation` report, with how to start instead).
+ *
+ * Paths: /proc/self/cgroup and the cgroup2 mount's root (mountinfo) are
+ * both relative to our cgroup namespace; our cgroup is the mount point
+ * plus its path below the mount's root. A mount whose root is not at or
+ * above our cgroup ("/.." under a private cgroup namespace with the host's
+ * tree bound in) does not show our cgroup at all: refused, never guessed.
+ *
+ * PID namespaces: a process listed in a cgroup.procs that our PID
+ * namespace cannot see reads as pid 0 (v2), and 0 written back would mean
+ * ourselves: such entries are never moved, and a top that holds one
+ * cannot hand controllers down (whoever started us in the namespace
+ * shares our cgroup): refused with how to start instead.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,9 +42,27 @@
 #include "sandbox/cgroup_file.h"
 #include "sandbox/internal.h"
 
+/* A cgroup hierarchy's mount: where, and which cgroup (in our cgroup
+ * namespace) it shows as its root. */
+typedef struct mnt {
+    char at[CG_PATH_MAX];
+    char root[CG_PATH_MAX];
+} mnt;
+
 typedef struct mounts {
-    char mem[CG_PATH_MAX], pids[CG_PATH_MAX], cpu[CG_PATH_MAX], cpuw[CG_PATH_MAX], v2[CG_PATH_MAX];
+    mnt mem, pids, cpu, cpuw, v2;
 } mounts;
+
+/* How to get full isolation where the cgroup cannot be had. */
+#define HOW_TO_START "; start it under systemd-run --scope -p Delegate=yes, in a unit with Delegate=yes or a private cgroup namespace, or with --require-isolation no"
+
+static void keep(mnt *m, const char *at, const char *root)
+{
+    if (m->at[0])
+        return;
+    snprintf(m->at, sizeof m->at, "%s", at);
+    snprintf(m->root, sizeof m->root, "%s", root);
+}
 
 static void find_mounts(mounts *m)
 {
@@ -46,35 +75,94 @@ static void find_mounts(mounts *m)
         char *dash = strstr(line, " - ");
         if (!dash)
             continue;
-        char mp[CG_PATH_MAX], fstype[32], src[64], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %*s %511s", mp) != 1)
+        char root[CG_PATH_MAX], mp[CG_PATH_MAX], fstype[32], src[64], opts[1024] = "";
+        if (sscanf(line, "%*s %*s %*s %511s %511s", root, mp) != 2)
             continue;
         if (sscanf(dash + 3, "%31s %63s %1023s", fstype, src, opts) < 2)
             continue;
-        if (strcmp(fstype, "cgroup2") == 0 && !m->v2[0])
-            snprintf(m->v2, sizeof m->v2, "%s", mp);
+        if (strcmp(fstype, "cgroup2") == 0)
+            keep(&m->v2, mp, root);
         if (strcmp(fstype, "cgroup") != 0)
             continue;
-        if (cgf_has_token(opts, "memory", ',') && !m->mem[0])
-            snprintf(m->mem, sizeof m->mem, "%s", mp);
-        if (cgf_has_token(opts, "pids", ',') && !m->pids[0])
-            snprintf(m->pids, sizeof m->pids, "%s", mp);
-        if (cgf_has_token(opts, "cpuacct", ',') && !m->cpu[0])
-            snprintf(m->cpu, sizeof m->cpu, "%s", mp);
-        if (cgf_has_token(opts, "cpu", ',') && !m->cpuw[0])
-            snprintf(m->cpuw, sizeof m->cpuw, "%s", mp);
+        if (cgf_has_token(opts, "memory", ','))
+            keep(&m->mem, mp, root);
+        if (cgf_has_token(opts, "pids", ','))
+            keep(&m->pids, mp, root);
+        if (cgf_has_token(opts, "cpuacct", ','))
+            keep(&m->cpu, mp, root);
+        if (cgf_has_token(opts, "cpu", ','))
+            keep(&m->cpuw, mp, root);
     }
     fclose(f);
 }
 
+/* Our own cgroup in the hierarchy of `controller` (v1), or in the unified
+ * one (controller ""): "ID:controllers:/path" in /proc/self/cgroup. */
+static int own_path(const char *controller, char *out, size_t size)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return -1;
+    char line[1024];
+    int rc = -1;
+    while (rc < 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!path)
+            continue;
+        *ctl++ = 0;
+        *path++ = 0;
+        bool match = controller[0] ? cgf_has_token(ctl, controller, ',') : strcmp(line, "0") == 0 && !ctl[0];
+        if (match) {
+            snprintf(out, size, "%s", path);
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static int own_v2_path(char *out, size_t size)
+{
+    return own_path("", out, size);
+}
+
+/* The directory of cgroup `cg` (a path in our cgroup namespace) in the
+ * mount m; -1 when the mount does not show it. */
+static int cg_dir(const mnt *m, const char *cg, char *out, size_t size)
+{
+    const char *root = m->root, *rest;
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        rest = strcmp(cg, "/") == 0 ? "" : cg;
+    else if (strncmp(root, "/..", 3) != 0 && strncmp(cg, root, n) == 0 && (cg[n] == '/' || cg[n] == 0))
+        rest = cg + n;
+    else
+        return -1;
+    int k = snprintf(out, size, "%s%s", m->at, rest);
+    return k < 0 || (size_t)k >= size ? -1 : 0;
+}
+
+/* v1: our subtree `name` under our own cgroup in each hierarchy, so that
+ * what limits the cgroup we were started in (a container's) holds our
+ * jobs too. */
 static int probe_v1(cg_host *h, const mounts *m, const char *name)
 {
-    if (!m->mem[0] || !m->pids[0] || !m->cpu[0])
+    if (!m->mem.at[0] || !m->pids.at[0] || !m->cpu.at[0])
         return sbx_fail(h->why, sizeof h->why, "cgroup v1: memory, pids or cpuacct hierarchy not mounted");
-    const char *roots[3] = { m->mem, m->pids, m->cpu };
+    const mnt *mnts[3] = { &m->mem, &m->pids, &m->cpu };
+    static const char *const ctl[3] = { "memory", "pids", "cpuacct" };
     char *dst[3] = { h->mem, h->pids, h->cpu };
     for (int i = 0; i < 3; i++) {
-        int n = snprintf(dst[i], CG_PATH_MAX, "%s/%s", roots[i], name);
+        char own[CG_PATH_MAX], dir[CG_PATH_MAX];
+        if (own_path(ctl[i], own, sizeof own) < 0)
+            return sbx_fail(h->why, sizeof h->why, "cgroup v1: /proc/self/cgroup has no %s hierarchy", ctl[i]);
+        if (cg_dir(mnts[i], own, dir, sizeof dir) < 0)
+            return sbx_fail(h->why, sizeof h->why,
+                            "cgroup v1: the %s mount at %s (its root %s) does not show our cgroup %s: another "
+                            "cgroup namespace's tree; mount our own, or start with --require-isolation no",
+                            ctl[i], mnts[i]->at, mnts[i]->root, own);
+        int n = snprintf(dst[i], CG_PATH_MAX, "%s/%s", dir, name);
         if (n < 0 || n >= CG_PATH_MAX)
             return sbx_fail(h->why, sizeof h->why, "cgroup v1: path too long");
         if (cgf_mkdir_ok(dst[i]) < 0)
@@ -85,37 +173,23 @@ static int probe_v1(cg_host *h, const mounts *m, const char *name)
     h->memsw = access(p, F_OK) == 0;
     h->version = CG_V1;
     /* The cpu controller: co-mounted with cpuacct (its slots are then the
-     * same cgroups), or a hierarchy of its own. */
-    if (!m->cpuw[0]) {
+     * same cgroups), or a hierarchy of its own, where our subtree is under
+     * our own cgroup as above. */
+    char own[CG_PATH_MAX], dir[CG_PATH_MAX];
+    if (!m->cpuw.at[0]) {
         snprintf(h->cpu_why, sizeof h->cpu_why, "cgroup v1: the cpu controller is not mounted");
-    } else if (strcmp(m->cpuw, m->cpu) == 0) {
+    } else if (strcmp(m->cpuw.at, m->cpu.at) == 0) {
         h->cpu_share = true;
-    } else if (snprintf(h->cpuw, CG_PATH_MAX, "%s/%s", m->cpuw, name) >= CG_PATH_MAX || cgf_mkdir_ok(h->cpuw) < 0) {
+    } else if (own_path("cpu", own, sizeof own) < 0 || cg_dir(&m->cpuw, own, dir, sizeof dir) < 0) {
+        snprintf(h->cpu_why, sizeof h->cpu_why, "cgroup v1: the cpu mount at %.100s does not show our cgroup",
+                 m->cpuw.at);
+    } else if (snprintf(h->cpuw, CG_PATH_MAX, "%s/%s", dir, name) >= CG_PATH_MAX || cgf_mkdir_ok(h->cpuw) < 0) {
         sbx_fail_errno(h->cpu_why, sizeof h->cpu_why, "cgroup v1: mkdir %s", h->cpuw);
         h->cpuw[0] = 0;
     } else {
         h->cpu_share = true;
     }
     return 0;
-}
-
-/* Our own cgroup in the unified hierarchy ("0::/path"). */
-static int own_v2_path(char *out, size_t size)
-{
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return -1;
-    char line[1024];
-    int rc = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "0::", 3) == 0) {
-            line[strcspn(line, "\n")] = 0;
-            snprintf(out, size, "%s", line + 3);
-            rc = 0;
-        }
-    }
-    fclose(f);
-    return rc;
 }
 
 /* The v2 code needs memory.peak (5.19); cgroup.kill (5.14) and
@@ -146,18 +220,17 @@ static bool marked_delegated(const char *dir)
 
 /* The cgroup that is ours to arrange: the root of our cgroup namespace
  * when we are at it (a container's own tree, or a host's root), else the
- * nearest delegated cgroup at or above ours, never the root above a
- * delegated one. 0 and top set, or -1 when none is. */
-static int find_top(const char *mnt, const char *own, char *top, size_t size)
+ * nearest delegated cgroup at or above ours that the mount shows, never
+ * the root above a delegated one. 0 and top set, or -1 when none is. */
+static int find_top(const mounts *m, const char *own, char *top, size_t size)
 {
-    if (strcmp(own, "/") == 0) {
-        snprintf(top, size, "%s", mnt);
-        return 0;
-    }
+    if (strcmp(own, "/") == 0)
+        return cg_dir(&m->v2, own, top, size);
     char rel[CG_PATH_MAX];
     snprintf(rel, sizeof rel, "%s", own);
     for (char *slash; rel[0] && strcmp(rel, "/") != 0; *slash = 0) {
-        snprintf(top, size, "%s%s", mnt, rel);
+        if (cg_dir(&m->v2, rel, top, size) < 0)
+            return -1;
         if (marked_delegated(top))
             return 0;
         slash = strrchr(rel, '/');
@@ -166,36 +239,16 @@ static int find_top(const char *mnt, const char *own, char *top, size_t size)
 }
 
 /* Asks systemd for a transient scope with Delegate=yes holding this
- * process (what `systemd-run --scope -p Delegate=yes` does), then waits
- * until the kernel shows us in it. */
+ * process, then waits until the kernel shows us in it. The scope's name
+ * is unique on the machine: a pid of ours alone is not, in a PID
+ * namespace. */
 static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t ownsize)
 {
-    char unit[64], pid[24];
-    snprintf(unit, sizeof unit, "%s-%ld.scope", name, (long)getpid());
-    snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    char *argv[] = {
-        "busctl", "--quiet", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-        "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", unit, "fail", "4",
-        "PIDs", "au", "1", pid, "Delegate", "b", "true", "CollectMode", "s", "inactive-or-failed",
-        "Description", "s", "gradeq sandbox", "0", NULL,
-    };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t child;
-    int rc = posix_spawnp(&child, "busctl", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        errno = rc;
-        return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and busctl (to ask systemd for a scope)", own);
-    }
-    int st;
-    while (waitpid(child, &st, 0) < 0)
-        if (errno != EINTR)
-            return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: waiting for busctl");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and systemd refused a delegated scope", own);
+    char tag[48], unit[128], err[SBX_ERR_LEN];
+    sbx_self_id(tag, sizeof tag);
+    snprintf(unit, sizeof unit, "%.60s-%s.scope", name, tag);
+    if (sdscope_start(unit, err, sizeof err) < 0)
+        return sbx_fail(h->why, sizeof h->why, "cgroup v2: %s is not delegated to us, and %s" HOW_TO_START, own, err);
     /* The job moves us when systemd runs it, just after it answered. */
     for (int i = 0; i < 5000; i++) {
         char now[CG_PATH_MAX];
@@ -209,9 +262,11 @@ static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t own
     return sbx_fail(h->why, sizeof h->why, "cgroup v2: systemd made %s but did not move us into it within 5 s", unit);
 }
 
-/* Moves every process of dir into its leaf; returns how many it moved.
- * pids are whole processes: moving one takes all its threads. */
-static int move_all(const char *dir, const char *leaf_procs)
+/* Moves every process of dir that our PID namespace sees into its leaf;
+ * returns how many it moved, and in *foreign how many it cannot see (pid
+ * 0: writing that would move ourselves, not them). pids are whole
+ * processes: moving one takes all its threads. */
+static int move_all(const char *dir, const char *leaf_procs, int *foreign)
 {
     char p[CG_PATH_MAX + 64], buf[4096];
     snprintf(p, sizeof p, "%s/cgroup.procs", dir);
@@ -226,10 +281,14 @@ static int move_all(const char *dir, const char *leaf_procs)
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     int moved = 0;
+    *foreign = 0;
     buf[n > 0 ? n : 0] = 0;
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-        if (cgf_write_str(to, line) == 0 || errno == ESRCH)
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strcmp(line, "0") == 0)
+            ++*foreign;
+        else if (cgf_write_str(to, line) == 0 || errno == ESRCH)
             moved++;
+    }
     close(to);
     return moved;
 }
@@ -279,16 +338,24 @@ static int enable_in_top(cg_host *h, const char *top, const char *name, const ch
         }
         if (errno != EBUSY)
             break;
-        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs) < 0)
+        int foreign;
+        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs, &foreign) < 0)
             return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: moving the processes of %s into %s", top, leaf);
+        if (foreign)
+            return sbx_fail(h->why, sizeof h->why,
+                            "cgroup v2: %s also holds %d process%s outside our PID namespace (who started us in it), "
+                            "which we cannot move into a leaf" HOW_TO_START,
+                            top, foreign, foreign == 1 ? "" : "es");
     }
     return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", top);
 }
 
-static int probe_v2(cg_host *h, const mounts *m, const char *name)
+/* -1 with *ours set when v2 holds the controllers (so v1 cannot) but is
+ * not usable: its reason is the one to give. */
+static int probe_v2(cg_host *h, const mounts *m, const char *name, bool *ours)
 {
     char p[CG_PATH_MAX + 64], ctl[256] = "", release[65] = "";
-    snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2);
+    snprintf(p, sizeof p, "%s/cgroup.controllers", m->v2.at);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || cgf_read_text(fd, ctl, sizeof ctl) < 0) {
         if (fd >= 0)
@@ -299,20 +366,26 @@ static int probe_v2(cg_host *h, const mounts *m, const char *name)
     if (!cgf_has_token(ctl, "memory", ' ') || !cgf_has_token(ctl, "pids", ' '))
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: memory and pids controllers not available (%s)",
                         ctl[0] ? "held by v1" : "none");
+    *ours = true;
     if (!kernel_at_least(5, 19, release, sizeof release))
         return sbx_fail(h->why, sizeof h->why, "cgroup v2 needs Linux 5.19 or newer (memory.peak), this is %s",
                         release[0] ? release : "unknown");
     char own[CG_PATH_MAX], top[CG_PATH_MAX + 8];
     if (own_v2_path(own, sizeof own) < 0)
         return sbx_fail(h->why, sizeof h->why, "cgroup v2: cannot read /proc/self/cgroup");
-    if (find_top(m->v2, own, top, sizeof top) < 0) {
+    if (cg_dir(&m->v2, own, top, sizeof top) < 0)
+        return sbx_fail(h->why, sizeof h->why,
+                        "cgroup v2: the mount at %s (its root %s) does not show our cgroup %s: another cgroup "
+                        "namespace's tree" HOW_TO_START, m->v2.at, m->v2.root, own);
+    if (find_top(m, own, top, sizeof top) < 0) {
         /* Not delegated. Under systemd the cgroup is systemd's, and a
          * process must not rearrange it: ask systemd for one of our own.
          * Without systemd (a container sharing the host's cgroup
          * namespace) our own cgroup is the best there is. */
         if (access("/run/systemd/system", F_OK) == 0 && ask_systemd_scope(h, name, own, sizeof own) < 0)
             return -1;
-        snprintf(top, sizeof top, "%s%s", m->v2, own);
+        if (cg_dir(&m->v2, own, top, sizeof top) < 0)
+            return sbx_fail(h->why, sizeof h->why, "cgroup v2: the mount at %s does not show our cgroup %s", m->v2.at, own);
     }
     /* cpu where top has it: each slot's weight (see cgroup.c). Without it
      * the runs still have memory and pids, and the result says which
@@ -351,17 +424,22 @@ int cg_probe(cg_host *h, const char *name)
     memset(h, 0, sizeof *h);
     mounts m;
     find_mounts(&m);
-    char why2[SBX_ERR_LEN] = "cgroup v2: not mounted";
-    if (m.v2[0]) {
-        if (probe_v2(h, &m, name) == 0)
+    char why2[CG_WHY_LEN] = "cgroup v2: not mounted";
+    if (m.v2.at[0]) {
+        bool ours = false;
+        if (probe_v2(h, &m, name, &ours) == 0)
             return 0;
+        if (ours) {
+            h->version = CG_NONE;
+            return 0;
+        }
         snprintf(why2, sizeof why2, "%s", h->why);
     }
     if (probe_v1(h, &m, name) == 0)
         return 0;
-    char why1[SBX_ERR_LEN];
+    char why1[CG_WHY_LEN];
     snprintf(why1, sizeof why1, "%s", h->why);
-    snprintf(h->why, sizeof h->why, "%.120s; %.120s", why2, why1);
+    snprintf(h->why, sizeof h->why, "%.200s; %.200s", why2, why1);
     h->version = CG_NONE;
     return 0;
 }

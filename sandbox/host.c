@@ -13,9 +13,11 @@
  * run every later box without them.
  *
  * Slots are machine-wide: slot N means uid/gid uid_base+N and cgroup
- * slot-N. A slot is owned by whoever holds the flock on its lock file; the
- * kernel drops the lock when the owner dies, so a killed worker's slots are
- * free again at once (cg_slot_open clears what it left).
+ * slot-N. A slot is owned by whoever holds the flock on its lock file and,
+ * as root, the claim on its uid (uid_claim.c), which workers that share no
+ * lock file (containers, pods) see too; the kernel drops both when the
+ * owner dies, so a killed worker's slots are free again at once
+ * (cg_slot_open clears what it left).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +176,7 @@ int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_
     if (!h->opt.tmp_bytes)
         h->opt.tmp_bytes = 64ull << 20;
     h->root = geteuid() == 0;
+    h->procfs_ours = self_procfs_ours();
     /* The CPUs we may use, not all online ones: a cpuset (a container's
      * limit, systemd's AllowedCPUs=) makes pinning elsewhere fail. */
     cpu_set_t allowed;
@@ -278,9 +281,10 @@ const char *sbx_host_describe(const sbx_host *h)
     return h->describe;
 }
 
-int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen)
+int host_lock_slot(sbx_host *h, unsigned *slot, int *claim_fd, char *err, size_t errlen)
 {
     unsigned start = atomic_fetch_add(&h->next_slot, 1);
+    *claim_fd = -1;
     for (unsigned i = 0; i < h->opt.max_slots; i++) {
         unsigned s = (start + i) % h->opt.max_slots;
         char path[300];
@@ -288,13 +292,26 @@ int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen)
         int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
             return sbx_fail_errno(err, errlen, "opening %s", path);
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            *slot = s;
-            return fd;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            close(fd);
+            if (errno != EWOULDBLOCK)
+                return sbx_fail_errno(err, errlen, "locking %s", path);
+            continue;
         }
-        close(fd);
-        if (errno != EWOULDBLOCK)
-            return sbx_fail_errno(err, errlen, "locking %s", path);
+        /* Ours here; the uid must be ours on the whole machine too (a
+         * worker in a container shares no lock file with us). */
+        int c = h->root ? uid_claim((uid_t)(h->opt.uid_base + s), err, errlen) : -1;
+        if (c == UID_CLAIM_BUSY) {
+            close(fd);
+            continue;
+        }
+        if (c < 0 && h->root) {
+            close(fd);
+            return -1;
+        }
+        *slot = s;
+        *claim_fd = c;
+        return fd;
     }
     return sbx_fail(err, errlen, "all %u sandbox slots of this machine are in use", h->opt.max_slots);
 }

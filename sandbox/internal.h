@@ -5,6 +5,10 @@
  *   cgroup.c    cg_*: one reusable cgroup per slot, v1 or v2
  *   cgroup_probe.c  which hierarchy, found at start-up
  *   cgroup_file.c   the cgroup files' small text formats
+ *   systemd_scope.c ask systemd for a delegated scope holding us
+ *   dbus_msg.c  the D-Bus messages of that request
+ *   self_id.c   this process as the rest of the machine names it
+ *   uid_claim.c a slot's uid, claimed for the whole machine
  *   policy.c    the seccomp policy table, compiled once to BPF
  *   zygote.c    the privileged side: namespaces, mounts, set once per slot
  *   zygote_run.c    the zygote's request loop and each run's spawn
@@ -41,6 +45,7 @@ int sbx_fail_errno(char *err, size_t errlen, const char *fmt, ...) __attribute__
 enum { CG_NONE = 0, CG_V1 = 1, CG_V2 = 2 };
 #define CG_PATH_MAX 512
 #define CG_FILES 16
+#define CG_WHY_LEN 512 /* a reason, with how to start the worker instead */
 
 typedef struct cg_host {
     int version;
@@ -52,7 +57,7 @@ typedef struct cg_host {
     char cpuw[CG_PATH_MAX]; /* v1: the cpu controller's hierarchy + our subtree,
                              * "" when it is cpuacct's (co-mounted) */
     char cpu_why[SBX_ERR_LEN]; /* why no CPU weight, when none */
-    char why[SBX_ERR_LEN];  /* why cgroups are missing, when they are */
+    char why[CG_WHY_LEN];   /* why cgroups are missing, when they are */
     char note[SBX_ERR_LEN]; /* v2: what the probe did to get a cgroup, or "" */
 } cg_host;
 
@@ -111,6 +116,44 @@ typedef struct cg_mem {
 /* After a run: what the memory cgroup recorded (see cg_mem). */
 int cg_slot_stats(cg_slot *s, uint64_t floor, cg_mem *m, char *err, size_t errlen);
 
+/* ---- systemd_scope.c, dbus_msg.c ------------------------------------ */
+
+/* Asks systemd for the transient scope `unit` with Delegate=yes holding
+ * this process, named by the kernel's credentials of our connection (never
+ * by a pid of ours). 0 once systemd took the job (the move follows), -1
+ * with err. */
+int sdscope_start(const char *unit, char *err, size_t errlen);
+
+enum { DBM_METHOD_CALL = 1, DBM_METHOD_RETURN = 2, DBM_ERROR = 3 };
+#define DBM_FIXED 16                     /* a message's fixed header */
+#define DBM_REPLY_MAX 4096               /* a reply we read; longer ones are not ours */
+#define DBM_MESSAGE_MAX (128u << 20)     /* the specification's bound on any message */
+
+typedef struct dbm_reply {
+    int type;              /* DBM_METHOD_RETURN, DBM_ERROR, or another message */
+    uint32_t reply_serial; /* the call it answers, 0 if none */
+    char error[128];       /* DBM_ERROR: the error's name */
+    char message[256];     /* DBM_ERROR: its first argument, when a string */
+} dbm_reply;
+
+/* The call StartTransientUnit(unit, "fail", PIDs [0] (the sender),
+ * Delegate=yes, CollectMode=inactive-or-failed, Description), into buf:
+ * its length, or -1 when it does not fit. */
+long dbm_start_scope(uint8_t *buf, size_t size, uint32_t serial, const char *unit, const char *description);
+/* From a message's first DBM_FIXED bytes: its whole length, or -1 when
+ * they are no D-Bus header (or claim more than DBM_MESSAGE_MAX). */
+long dbm_message_size(const uint8_t *hdr);
+/* Reads a whole message's type, reply serial and error; -1 when
+ * malformed. */
+int dbm_parse(const uint8_t *msg, size_t len, dbm_reply *out);
+
+/* ---- self_id.c ------------------------------------------------------ */
+
+/* Whether /proc is the procfs of our own PID namespace, so that /proc/PID
+ * is the process our kill(PID) would reach (`unshare --pid` without
+ * --mount-proc leaves the outer one). */
+bool self_procfs_ours(void);
+
 /* ---- policy.c -------------------------------------------------------- */
 
 /* Compiles the seccomp policy table to a BPF program (malloc'd filter). */
@@ -133,12 +176,13 @@ struct sbx_host {
                             * once they held) */
     bool oom_pinned;       /* root with CAP_SYS_RESOURCE: the runs' +1000
                             * oom_score_adj is their floor too */
+    bool procfs_ours;       /* /proc/PID is our PID namespace's PID */
     unsigned ncpu;          /* CPUs this process may run on (its affinity) */
     unsigned cpus[1024];    /* their numbers: pinning picks among these */
     char state_dir[256];
     char **ro_paths;        /* sbx_host_ro_paths' copy, NULL-terminated (NULL: none) */
     atomic_uint boxes_opened; /* read-only paths are fixed once one is */
-    char describe[512];
+    char describe[SBX_HOST_ERR_LEN - 64];
     atomic_uint next_slot; /* where the next slot search starts */
 };
 
@@ -150,9 +194,18 @@ int host_namespaces(sbx_host *h);
 void host_namespaces_decided(sbx_host *h, bool yes, const char *why);
 /* What a run has in a box in namespaces or not. */
 unsigned host_isolation_for(sbx_host *h, bool ns);
-/* Takes the machine-wide lock of a free slot; returns its fd (held for the
- * box's life), or -1. */
-int host_lock_slot(sbx_host *h, unsigned *slot, char *err, size_t errlen);
+/* Takes the machine-wide lock of a free slot and (as root) the claim on
+ * its uid; returns the lock's fd and puts the claim's in *claim_fd (-1
+ * when not root), both held for the box's life; or -1. */
+int host_lock_slot(sbx_host *h, unsigned *slot, int *claim_fd, char *err, size_t errlen);
+
+/* ---- uid_claim.c ----------------------------------------------------- */
+
+#define UID_CLAIM_BUSY (-2)
+/* Claims uid for this process on the whole machine: an fd that holds the
+ * claim until closed, UID_CLAIM_BUSY when another process holds it, or -1
+ * with err. */
+int uid_claim(uid_t uid, char *err, size_t errlen);
 
 /* ---- zygote.c / box.c: the messages between caller and zygote -------- */
 
@@ -203,6 +256,7 @@ struct sbx_box {
     sbx_host *host;
     unsigned slot;
     int lock_fd;
+    int claim_fd;        /* the claim on uid (root), -1 without */
     uid_t uid;
     bool ns;             /* this box's zygote lives in namespaces */
     int start_errno;     /* why its last zygote did not start (0: unknown) */

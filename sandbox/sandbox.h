@@ -9,7 +9,9 @@
  *             PID, mount, network, IPC and UTS namespaces with the private root
  *             already built and the seccomp filter already loaded, plus a
  *             cgroup and a uid of its own. Slots are unique machine-wide (a
- *             lock file per slot), so two worker processes never share a uid.
+ *             lock file per slot, and a claim on its uid that containers,
+ *             which share no lock file, see too), so two worker processes
+ *             never share a uid.
  *             A box is used by one thread at a time; open one box per thread.
  *   sbx_run   one run in a box: files placed in /box, stdin, limits, argv.
  *
@@ -74,6 +76,8 @@
 #include <stdint.h>
 
 #define SBX_ERR_LEN 256
+/* sbx_host_open's err: what is missing, why, and how to get it. */
+#define SBX_HOST_ERR_LEN 1024
 /* argv and env of one run together, each string with its NUL: more is
  * refused (SANDBOX_ERROR), so callers check their input against it. */
 #define SBX_EXEC_BYTES_MAX (256 * 1024)
@@ -268,7 +272,7 @@ typedef struct sbx_host sbx_host;
 
 /* Probes the machine and prepares what every box shares. opts may be NULL.
  * Returns 0, or -1 with err filled (require_isolation and something missing:
- * err lists what). */
+ * err lists what, why, and how to get it; SBX_HOST_ERR_LEN holds it all). */
 int sbx_host_open(sbx_host **out, const sbx_host_options *opts, char *err, size_t errlen);
 void sbx_host_close(sbx_host *h);
 /* The protections every run on this host will have. Namespaces are tried
@@ -295,6 +299,14 @@ const char *sbx_host_describe(const sbx_host *h);
 /* What opening the host did to get a cgroup (cgroup v2: a transient scope
  * asked of systemd, processes moved into a leaf), one line; "" when nothing. */
 const char *sbx_host_cgroup_note(const sbx_host *h);
+
+/* This process as the rest of the machine (its systemd, its operators)
+ * can name it. Returns its pid in the machine's initial PID namespace when
+ * that is certain, else 0: inside a container's PID namespace the pid
+ * outside cannot be seen. tag gets a name unique on the machine while the
+ * process lives: that pid, or "pidnsINODE-PID" (its PID namespace and its
+ * pid there). */
+long sbx_self_id(char *tag, size_t len);
 
 typedef struct sbx_box sbx_box;
 

@@ -12,6 +12,8 @@
  * of the run, just before the wall kill (reading these files needs ptrace
  * rights over the process: root). A stdin that is not a pipe (a file, or
  * /dev/null) never leaves a reader waiting.
+ * Where /proc is another PID namespace's, /proc/PID is another process:
+ * nothing is read, and nobody is blamed.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -90,6 +92,8 @@ bool run_reading_stdin(run_state *r)
         return false;
     pid_t pids[256];
     size_t n = 0;
+    if (!r->box->host->procfs_ours)
+        return false;
     if (r->box->has_cg)
         n = cg_slot_pids(&r->box->cg, pids, 256);
     else if (r->pid > 0)

@@ -14,9 +14,10 @@
  * the run's socket is surely open.
  *
  * Without a CPU cgroup the main process's own CPU (and its reaped
- * children's) is read from /proc the same way; children still running are
- * not counted, RLIMIT_CPU (per process, whole seconds) is their backstop,
- * and the result's isolation list lacks cgroup_cpu.
+ * children's) is read from /proc the same way (where /proc is our PID
+ * namespace's); children still running are not counted, RLIMIT_CPU (per
+ * process, whole seconds) is their backstop, and the result's isolation
+ * list lacks cgroup_cpu.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +59,7 @@ static int cpu_used(run_state *r, uint64_t *ns)
 {
     if (r->box->has_cg)
         return cg_slot_cpu_ns(&r->box->cg, ns);
-    return r->pid > 0 ? proc_cpu_ns(r->pid, ns) : -1;
+    return r->pid > 0 && r->box->host->procfs_ours ? proc_cpu_ns(r->pid, ns) : -1;
 }
 
 static void *wd_main(void *arg)

@@ -322,7 +322,8 @@ static void kill_run(void)
     }
     if (run_pid > 0)
         kill(-run_pid, SIGKILL);
-    for (int i = 0; i < 1000 && kill_children() > 0; i++)
+    /* /proc's pids are kill()'s only where /proc is our namespace's. */
+    for (int i = 0; zy_cfg->host->procfs_ours && i < 1000 && kill_children() > 0; i++)
         reap();
     if (!zy_cfg->host->root)
         return;

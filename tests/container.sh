@@ -36,7 +36,7 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 "$B/gradeq" run --json --memory 64M -- "$P/hello" >"$T/hello.json" 2>"$T/hello.err"
 check "gradeq run: OK, with every protection" \
-    '[ "$(json "d[\"status\"], \" \".join(d[\"isolation\"])" <"$T/hello.json")" = "OK pid_ns mount_ns net_ns ipc_ns uts_ns uid no_new_privs seccomp cgroup_memory cgroup_pids cgroup_cpu cgroup_kill rlimits fds clean_env cgroup_cpu_share" ] || cat "$T/hello.err"'
+    '[ "$(json "d[\"status\"], \" \".join(d[\"isolation\"])" <"$T/hello.json")" = "OK pid_ns mount_ns net_ns ipc_ns uts_ns uid no_new_privs seccomp cgroup_memory cgroup_pids cgroup_cpu cgroup_kill rlimits fds clean_env cgroup_cpu_share" ] || { cat "$T/hello.err"; false; }'
 check "... and its one line says what it did with the cgroup" 'grep -q "cgroup v2" "$T/hello.err" && grep -q "gradeq-supervisor" "$T/hello.err"'
 check "... having moved the container's processes out of its root" \
     '[ -z "$(cat /sys/fs/cgroup/cgroup.procs)" ] && grep -qx "0::/gradeq-supervisor" /proc/self/cgroup'
@@ -67,9 +67,9 @@ for i in 1 2 3 4; do
     check "worker: exit 3 after it ($i), RUNTIME_ERROR with its own peak" \
         '[ "$(echo "$out" | json "d[\"status\"], d[\"memory_bytes\"] < (32 << 20)")" = "RUNTIME_ERROR True" ]'
 done
-check "worker: its start-up line says cgroup v2" 'grep -q "cgroup v2" "$T/worker.log" || cat "$T/worker.log"'
+check "worker: its start-up line says cgroup v2" 'grep -q "cgroup v2" "$T/worker.log" || { cat "$T/worker.log"; false; }'
 kill -TERM "$worker"; wait "$worker"; rc=$?
-check "worker: drains and exits 0 on TERM" '[ $rc -eq 0 ] || cat "$T/worker.log"'
+check "worker: drains and exits 0 on TERM" '[ $rc -eq 0 ] || { cat "$T/worker.log"; false; }'
 kill -9 "$(cat "$T/redis.pid")"
 exit $FAIL
 EOF

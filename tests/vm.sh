@@ -75,7 +75,7 @@ if [ -n "$langs" ]; then
     export GRADEQ_LANGS="$langs"
 fi
 echo "vm: \$(nproc) CPUs"
-export GRADEQ_PROGS=build/progs GRADEQ_BIN=build
+export GRADEQ_PROGS=build/progs GRADEQ_BIN=build GRADEQ_TEST_TIMEOUT=$timeout
 fail=0
 for t in $*; do
     if [ $mode != unit ]; then
@@ -85,7 +85,7 @@ for t in $*; do
     if [ $mode != login ]; then
         echo "=== delegated unit: \$t"
         systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
-            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" \
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" -E GRADEQ_TEST_TIMEOUT=$timeout \
             -E NODE_EXTRA_CA_CERTS="\${NODE_EXTRA_CA_CERTS:-}" sh /host/one.sh "\$t" ||
             { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
     fi
@@ -94,12 +94,14 @@ exit \$fail
 EOF
 cat > "$out/one.sh" <<'EOF'
 #!/bin/sh
-# One test, from /root/gradeq: a binary, a script or a make target.
+# One test, from /root/gradeq: a binary, a script or a make target, each
+# bounded by the guest's own --timeout.
+t=${GRADEQ_TEST_TIMEOUT:-1800}
 case $1 in
-build/*) make -s -j2 "$1" >/dev/null && timeout 1800 "$1" ;;
+build/*) make -s -j2 "$1" >/dev/null && timeout "$t" "$1" ;;
 build-san/*) make -s -j2 san TARGETS="$1 all" >/dev/null &&
-    GRADEQ_PROGS=build-san/progs GRADEQ_BIN=build-san timeout 1800 "$1" ;;
-tests/*) make -s -j2 all && timeout 1800 "$1" ;;
+    GRADEQ_PROGS=build-san/progs GRADEQ_BIN=build-san timeout "$t" "$1" ;;
+tests/*) make -s -j2 all && timeout "$t" "$1" ;;
 *) make -j2 "$1" ;;
 esac
 EOF

@@ -63,7 +63,7 @@ static int prepare(wk_cli_grade *g, q_job *j, const wk_langs *langs, sbx_box *bo
 
 static int grade(wk_cli_run *c, wk_cli_grade *g, q_job *j, const wk_langs *langs)
 {
-    char err[512];
+    char err[SBX_HOST_ERR_LEN];
     sbx_limits max;
     wk_limits_most(&max); /* here the command line is the operator */
     wk_grade_plan plan;

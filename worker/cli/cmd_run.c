@@ -91,7 +91,7 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
 int wk_cmd_run(int argc, char **argv)
 {
     static wk_cli_run c;
-    char err[512] = "";
+    char err[SBX_HOST_ERR_LEN] = "";
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {

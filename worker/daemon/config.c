@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "queue/result.h"
+#include "sandbox/sandbox.h"
 #include "worker/common/convert.h"
 #include "worker/common/log.h"
 #include "worker/common/sizes.h"
@@ -31,7 +32,7 @@ typedef struct option {
 static const option options[] = {
     { "redis", T_STR, F(redis), "redis://127.0.0.1:6379", "Redis URL: redis://[user:password@]host:port/db or unix:///path" },
     { "prefix", T_STR, F(prefix), "gradeq", "key prefix P (P:jobs, P:results, ...)" },
-    { "name", T_STR, F(name), NULL, "worker name (default hostname:pid)" },
+    { "name", T_STR, F(name), NULL, "worker name (default hostname:pid; hostname:pidnsINODE-pid in a PID namespace)" },
     { "threads", T_UINT, F(threads), NULL, "jobs run at once (default: the CPUs this process may use)" },
     { "result-ttl", T_UINT, F(result_ttl_s), "86400", "seconds P:result:<id> is kept" },
     { "result-lists", T_BOOL, F(result_lists), "yes", "write P:result:<id> (no: results only in P:results)" },
@@ -193,9 +194,13 @@ static int check(wk_config *c, char *err, size_t errlen)
 int wk_config_load(wk_config *c, int argc, char **argv, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    char host[64] = "worker";
+    /* hostname:pid, the pid as the host knows it; in a PID namespace whose
+     * outer pid cannot be seen, the namespace tells containers with one
+     * host name (host networking) apart: every one's worker is pid 1. */
+    char host[64] = "worker", tag[48];
     gethostname(host, sizeof host - 1);
-    snprintf(c->name, sizeof c->name, "%.40s:%d", host, (int)getpid());
+    sbx_self_id(tag, sizeof tag);
+    snprintf(c->name, sizeof c->name, "%.40s:%s", host, tag);
     cpu_set_t allowed;
     c->threads = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? (unsigned)CPU_COUNT(&allowed) : 1;
     for (size_t i = 0; i < NOPTIONS; i++)

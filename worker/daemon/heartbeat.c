@@ -64,10 +64,12 @@ static void touch_running(wk_worker *w, q_conn *c)
     }
 }
 
-static void beat(wk_worker *w, q_conn *c)
+/* pid: as the host knows it, 0 where that cannot be known (a container's
+ * PID namespace): a number an operator on the host may act on. */
+static void beat(wk_worker *w, q_conn *c, long pid)
 {
     char err[Q_ERR_LEN];
-    q_worker_info info = { .pid = getpid(), .threads = w->cfg.threads, .busy = atomic_load(&w->busy),
+    q_worker_info info = { .pid = pid, .threads = w->cfg.threads, .busy = atomic_load(&w->busy),
                            .jobs_done = (long long)atomic_load(&w->done), .started_at = w->started,
                            .last_seen = time(NULL) };
     snprintf(info.name, sizeof info.name, "%s", w->cfg.name);
@@ -84,12 +86,14 @@ static void *heartbeat_main(void *arg)
     wk_worker *w = arg;
     q_conn *c = wk_connect(w, "heartbeat");
     uint64_t touch_ms = w->cfg.claim_idle_ms / 3, since_beat = BEAT_MS;
+    char tag[48];
+    long pid = sbx_self_id(tag, sizeof tag);
     pthread_mutex_lock(&w->hb_mu);
     while (c && !atomic_load(&w->hard) && wk_pool_running(w)) {
         pthread_mutex_unlock(&w->hb_mu);
         touch_running(w, c);
         if (since_beat >= BEAT_MS) {
-            beat(w, c);
+            beat(w, c, pid);
             since_beat = 0;
         }
         uint64_t step = touch_ms < BEAT_MS ? touch_ms : BEAT_MS;

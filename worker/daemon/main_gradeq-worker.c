@@ -89,7 +89,7 @@ static int setup(const sigset_t *sigs, char *err, size_t errlen)
     if (wk_grade_setup(&w, err, errlen) < 0)
         return -1;
     sbx_host_options ho = { .require_isolation = w.cfg.require_isolation };
-    char serr[SBX_ERR_LEN];
+    char serr[SBX_HOST_ERR_LEN];
     if (wk_langs_host_open(&w.langs, &ho, &w.host, serr, sizeof serr) < 0)
         return snprintf(err, errlen, "sandbox: %s (--require-isolation no runs without it)", serr), -1;
     wk_log(WK_LOG_INFO, "sandbox: %s", sbx_host_describe(w.host));
@@ -105,7 +105,7 @@ static int setup(const sigset_t *sigs, char *err, size_t errlen)
 
 int main(int argc, char **argv)
 {
-    char err[512];
+    char err[SBX_HOST_ERR_LEN + 128];
     w.metrics_fd = -1;
     int rc = wk_config_load(&w.cfg, argc, argv, err, sizeof err);
     /* Configuration errors exit 2: the unit's RestartPreventExitStatus. */
