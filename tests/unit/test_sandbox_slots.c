@@ -169,7 +169,7 @@ static void process_counts_apart(void **state)
         sx_assert_status(&r, SBX_OK);
         sbx_result_free(&r);
     }
-    sbx_box_cancel(a.box);
+    sbx_box_cancel_all(a.box);
     pthread_join(holder.t, NULL);
     sbx_result_free(&holder.r);
     close_side(&b);
