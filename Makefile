@@ -104,7 +104,7 @@ $(B)/bench/%: $(call obj,tests/bench/%.c) $(LIBT) $(LIBS)
 # with coverage into $(B)/fuzzobj, linked with each target.
 FUZZ_SECONDS ?= 20
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fsanitize=address,undefined -I. $(PKG_CFLAGS)
-FUZZ_LIB_SRC := $(Q_SRC) worker/common/text.c worker/common/readfile.c worker/engine/languages.c \
+FUZZ_LIB_SRC := $(Q_SRC) worker/common/text.c worker/common/readfile.c worker/common/words.c \
 	$(filter-out worker/problem/prepare.c worker/problem/problem_job.c,$(wildcard worker/problem/*.c))
 $(B)/fuzzobj/%.o: %.c | $(DEPS_OK) deps
 	@mkdir -p $(dir $@)

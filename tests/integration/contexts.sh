@@ -105,7 +105,7 @@ jobs() {
     check "$ctx: the bystander job beside it finishes" 'echo "$out" | grep -q "^bystander-done$" && echo "$out" | grep -q "gradeq: OK"'
     out=$(G submit --prefix "$pre" --wait 120 --json --memory 64M -- "$P/memhog" 200 2>&1)
     check "$ctx: a memory hog, MEMORY_LIMIT, with every protection" \
-        'echo "$out" | grep -q "\"status\":\"MEMORY_LIMIT\"" && echo "$out" | grep -q "\"isolation\":\[\"pid_ns\",\"mount_ns\",\"net_ns\",\"ipc_ns\",\"uts_ns\",\"uid\",\"no_new_privs\",\"seccomp\",\"cgroup_memory\",\"cgroup_pids\",\"cgroup_cpu\",\"cgroup_kill\",\"rlimits\",\"fds\",\"clean_env\"\]" || { echo "$out"; false; }'
+        'echo "$out" | grep -q "\"status\":\"MEMORY_LIMIT\"" && echo "$out" | grep -q "\"isolation\":\[\"pid_ns\",\"mount_ns\",\"net_ns\",\"ipc_ns\",\"uts_ns\",\"uid\",\"no_new_privs\",\"seccomp\",\"cgroup_memory\",\"cgroup_pids\",\"cgroup_cpu\",\"cgroup_kill\",\"rlimits\",\"fds\",\"clean_env\",\"cgroup_cpu_share\"\]" || { echo "$out"; false; }'
     check "$ctx: the process outside is untouched: alive, in its own cgroup" \
         'alive $BYSTANDER && [ "$(cat /proc/$BYSTANDER/cgroup)" = "$BY_CGROUP" ]'
 }

@@ -12,6 +12,7 @@
 
 #include "queue/job.h"
 #include "queue/redis.h"
+#include "worker/common/words.h"
 #include "worker/cli/cli.h"
 #include "worker/common/convert.h"
 #include "worker/engine/grade_files.h"

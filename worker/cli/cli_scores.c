@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/common/words.h"
 #include "worker/cli/grade_cli.h"
 #include "worker/lang/languages.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "worker/common/words.h"
 #include "worker/engine/engine.h"
 #include "worker/cli/grade_cli.h"
 #include "worker/lang/languages.h"

@@ -15,57 +15,9 @@
 #include <unistd.h>
 
 #include "worker/common/sizes.h"
+#include "worker/common/words.h"
 #include "worker/lang/expr.h"
 #include "worker/lang/languages.h"
-
-/* Splits cmd into words (see wk_split_words); with braces, a {placeholder}
- * is one piece of its word whatever blanks it holds ({{ is a brace). */
-static int split(const char *cmd, char *buf, size_t bufsize, char **argv, size_t max, bool braces, char *err,
-                 size_t errlen)
-{
-    if (strlen(cmd) >= bufsize)
-        return snprintf(err, errlen, "command too long"), -1;
-    char *out = buf;
-    size_t n = 0;
-    for (const char *p = cmd; *p;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        if (n + 1 >= max)
-            return snprintf(err, errlen, "more than %zu words", max - 1), -1;
-        argv[n++] = out;
-        char quote = 0;
-        bool brace = false;
-        for (; *p && (quote || brace || (*p != ' ' && *p != '\t')); p++) {
-            if (braces && !quote && !brace && p[0] == '{' && p[1] == '{') {
-                *out++ = *p++;
-                *out++ = *p;
-            } else if (braces && !quote && (*p == '{' || (brace && *p == '}'))) {
-                brace = *p == '{';
-                *out++ = *p;
-            } else if (!quote && !brace && (*p == '\'' || *p == '"')) {
-                quote = *p;
-            } else if (quote && *p == quote) {
-                quote = 0;
-            } else {
-                *out++ = *p;
-            }
-        }
-        if (quote || brace)
-            return snprintf(err, errlen, quote ? "unbalanced quote" : "a '{' is not closed"), -1;
-        *out++ = 0;
-    }
-    argv[n] = NULL;
-    if (!n)
-        return snprintf(err, errlen, "empty command"), -1;
-    return (int)n;
-}
-
-int wk_split_words(const char *cmd, char *buf, size_t bufsize, char **argv, size_t max, char *err, size_t errlen)
-{
-    return split(cmd, buf, bufsize, argv, max, false, err, errlen);
-}
 
 static char *trim(char *s)
 {
@@ -141,7 +93,7 @@ static int add_words(const char *key, const char *val, char *buf, size_t bufsize
                      size_t *n, size_t max, char *why, size_t whylen)
 {
     char *words[WK_LANG_ENV + 1], e[64];
-    int k = split(val, buf + *used, bufsize - *used, words, sizeof words / sizeof words[0], true, e, sizeof e);
+    int k = wk_split_braced(val, buf + *used, bufsize - *used, words, sizeof words / sizeof words[0], true, e, sizeof e);
     if (k < 0)
         return snprintf(why, whylen, "%s: %s", key, e), -1;
     if (*n + (size_t)k > max)
@@ -231,7 +183,7 @@ static int set_command(wk_lang *l, const char *key, const char *val, char *why, 
     char e[64], **argv = key[0] == 'c' ? l->compile_argv : key[0] == 'r' ? l->run_argv : l->version_argv;
     char *buf = key[0] == 'c' ? l->compile_buf : key[0] == 'r' ? l->run_buf : l->version_buf;
     size_t size = key[0] == 'c' ? sizeof l->compile_buf : key[0] == 'r' ? sizeof l->run_buf : sizeof l->version_buf;
-    if (split(val, buf, size, argv, WK_LANG_ARGS, key[0] != 'v', e, sizeof e) < 0)
+    if (wk_split_braced(val, buf, size, argv, WK_LANG_ARGS, key[0] != 'v', e, sizeof e) < 0)
         return snprintf(why, whylen, "%s: %s", key, e), -1;
     l->has_compile |= key[0] == 'c';
     return key[0] == 'v' ? 0 : try_placeholders(l, key, argv, why, whylen);

@@ -85,11 +85,6 @@ const wk_lang *wk_lang_find(const wk_langs *l, const char *name);
  * also shows the union of their read-only paths. */
 int wk_langs_host_open(const wk_langs *l, const sbx_host_options *o, sbx_host **out, char *err, size_t errlen);
 
-/* Splits cmd on blanks (single and double quotes group) into argv (max
- * entries, NULL-terminated) with the words in buf. Returns the count, or
- * -1 with err filled. */
-int wk_split_words(const char *cmd, char *buf, size_t bufsize, char **argv, size_t max, char *err, size_t errlen);
-
 /* probe.c: whether the programs a preset runs are there as the box sees
  * them (l->available, l->why). */
 void wk_lang_probe(wk_lang *l);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "worker/common/words.h"
 #include "worker/lang/languages.h"
 
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"

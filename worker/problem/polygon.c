@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/lang/languages.h"
+#include "worker/common/words.h"
 #include "worker/common/text.h"
 #include "worker/problem/groups.h"
 #include "worker/problem/numbers.h"
