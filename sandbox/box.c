@@ -297,7 +297,8 @@ int box_send_run(sbx_box *b, const sbx_spec *spec, const int fds[3], char *err, 
         p = stpcpy(p, *v) + 1;
     for (const char *const *v = env; *v; v++)
         p = stpcpy(p, *v) + 1;
-    /* v2: the run's cgroup goes with the request, a fourth fd. */
+    /* The run's cgroup goes with the request, a fourth fd (v2: its
+     * directory; v1: the tasks file of the runs' memory cgroup). */
     int all[4] = { fds[0], fds[1], fds[2], b->has_cg ? cg_slot_run_fd(&b->cg) : -1 };
     size_t nfd = all[3] >= 0 ? 4 : 3;
     char ctl[CMSG_SPACE(4 * sizeof(int))];

@@ -6,8 +6,15 @@
  * and removed per run costs 0.8 ms on v1 and serialises on the kernel's
  * cgroup_mutex, resetting its counters about 0.1 ms. The slot's zygote lives
  * in it, so that runs are born in it (no migration per run, see zygote.c):
- * the kill skips it, pids.max counts it, and its own memory charge
- * (measured before each run) is added to the limit and taken off the peak.
+ * the kill skips it and pids.max counts it. Memory is one level down: the
+ * runs' first thread joins slot-N/a (or b), whose limit is the run's; what
+ * is left charged there after a run (page cache of the files it read) is
+ * added to the next limit and taken off its peak while it stays small.
+ * Past MEM_LEFT_MAX the next run gets the other one, made anew, and the
+ * old one is removed: its pages stay cached, charged to the removed
+ * cgroup, out of every run's count, and a runtime's libraries read by one
+ * run are still in memory for the next (memory.force_empty would evict
+ * them, and every run of a large runtime would read them from disk).
  * v1 charges socket buffers to a counter of their own, limited with the
  * memory (else a run could park any amount in loopback TCP queues).
  *
@@ -56,7 +63,7 @@
  * in place (see reopen). */
 enum {
     F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT, F_MEMSW_FAILCNT, F_OOM,
-    F_MEM_USAGE, F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ,
+    F_MEM_USAGE, F_PIDS_MAX, F_CPU, F_PROCS_READ,
     F_TCP_LIMIT, F_KILL, F_COUNT
 };
 
@@ -69,30 +76,36 @@ static int open_in(const char *dir, const char *file, int flags)
     return open(p, flags | O_CLOEXEC);
 }
 
-static int open_files_v1(cg_slot *s, int *fd)
+/* v1: the files of the memory cgroup mem, into fd. */
+static int open_mem_v1(const cg_slot *s, const char *mem, int *fd)
 {
-    const char *mem = s->dir[0], *pids = s->dir[1], *cpu = s->dir[2];
     fd[F_MEM_LIMIT] = open_in(mem, "memory.limit_in_bytes", O_RDWR);
     fd[F_MEM_PEAK] = open_in(mem, "memory.max_usage_in_bytes", O_RDWR);
     fd[F_FAILCNT] = open_in(mem, "memory.failcnt", O_RDWR);
     fd[F_OOM] = open_in(mem, "memory.oom_control", O_RDONLY);
     fd[F_MEM_USAGE] = open_in(mem, "memory.usage_in_bytes", O_RDONLY);
-    fd[F_FORCE_EMPTY] = open_in(mem, "memory.force_empty", O_WRONLY);
-    fd[F_PIDS_MAX] = open_in(pids, "pids.max", O_RDWR);
-    fd[F_CPU] = open_in(cpu, "cpuacct.usage", O_RDWR);
-    fd[F_PROCS_READ] = open_in(pids, ".", O_RDONLY | O_DIRECTORY);
     fd[F_TCP_LIMIT] = open_in(mem, "memory.kmem.tcp.limit_in_bytes", O_RDWR);
     if (s->host->memsw) {
         fd[F_MEMSW_LIMIT] = open_in(mem, "memory.memsw.limit_in_bytes", O_RDWR);
         fd[F_MEMSW_PEAK] = open_in(mem, "memory.memsw.max_usage_in_bytes", O_RDWR);
         fd[F_MEMSW_FAILCNT] = open_in(mem, "memory.memsw.failcnt", O_RDWR);
     }
-    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_FAILCNT, F_OOM, F_MEM_USAGE,
-                                F_FORCE_EMPTY, F_PIDS_MAX, F_CPU, F_PROCS_READ, F_TCP_LIMIT };
+    static const int need[] = { F_MEM_LIMIT, F_MEM_PEAK, F_FAILCNT, F_OOM, F_MEM_USAGE, F_TCP_LIMIT };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (fd[need[i]] < 0)
             return -1;
     if (s->host->memsw && (fd[F_MEMSW_LIMIT] < 0 || fd[F_MEMSW_PEAK] < 0 || fd[F_MEMSW_FAILCNT] < 0))
+        return -1;
+    return 0;
+}
+
+static int open_files_v1(cg_slot *s, int *fd)
+{
+    const char *pids = s->dir[1], *cpu = s->dir[2];
+    fd[F_PIDS_MAX] = open_in(pids, "pids.max", O_RDWR);
+    fd[F_CPU] = open_in(cpu, "cpuacct.usage", O_RDWR);
+    fd[F_PROCS_READ] = open_in(pids, ".", O_RDONLY | O_DIRECTORY);
+    if (fd[F_PIDS_MAX] < 0 || fd[F_CPU] < 0 || fd[F_PROCS_READ] < 0)
         return -1;
     s->cpu_fd = fd[F_CPU];
     return 0;
@@ -105,6 +118,63 @@ static void close_fds(int *fd, int n)
             close(fd[i]);
         fd[i] = -1;
     }
+}
+
+/* v1: the memory files, by index. */
+static const int mem_files[] = { F_MEM_LIMIT, F_MEMSW_LIMIT, F_MEM_PEAK, F_MEMSW_PEAK, F_FAILCNT,
+                                 F_MEMSW_FAILCNT, F_OOM, F_MEM_USAGE, F_TCP_LIMIT };
+#define MEM_FILES (sizeof mem_files / sizeof mem_files[0])
+
+/* Removes an emptied cgroup; the last exits may still be under way. */
+static int remove_cgroup(const char *dir)
+{
+    for (int i = 0; rmdir(dir) < 0 && errno != ENOENT; i++)
+        if (errno != EBUSY || i == 100000)
+            return -1;
+        else
+            sched_yield();
+    return 0;
+}
+
+/* v1: the runs' next memory cgroup, a or b under the slot's (the one not
+ * in use), made empty with no limit yet; the one in use, if any, is
+ * removed once the new one is open. Only between runs: nothing is in it
+ * but charges. */
+static int new_mem_v1(cg_slot *s)
+{
+    char next[CG_PATH_MAX + 2];
+    int fd[F_COUNT];
+    for (int i = 0; i < F_COUNT; i++)
+        fd[i] = -1;
+    bool was_a = s->memrun[0] && s->memrun[strlen(s->memrun) - 1] == 'a';
+    snprintf(next, sizeof next, "%s/%c", s->dir[0], was_a ? 'b' : 'a');
+    /* A dead owner's, or one whose removal failed: emptied already. */
+    if (remove_cgroup(next) < 0 || mkdir(next, 0755) < 0)
+        return -1;
+    int tasks = open_in(next, "tasks", O_WRONLY);
+    if (tasks < 0 || open_mem_v1(s, next, fd) < 0) {
+        int e = errno;
+        if (tasks >= 0)
+            close(tasks);
+        for (size_t i = 0; i < MEM_FILES; i++)
+            if (fd[mem_files[i]] >= 0)
+                close(fd[mem_files[i]]);
+        rmdir(next);
+        errno = e;
+        return -1;
+    }
+    for (size_t i = 0; i < MEM_FILES; i++) {
+        if (s->fd[mem_files[i]] >= 0)
+            close(s->fd[mem_files[i]]);
+        s->fd[mem_files[i]] = fd[mem_files[i]];
+    }
+    if (s->mem_tasks >= 0)
+        close(s->mem_tasks);
+    s->mem_tasks = tasks;
+    int rc = s->memrun[0] ? remove_cgroup(s->memrun) : 0;
+    snprintf(s->memrun, sizeof s->memrun, "%s", next);
+    s->cur_mem = UINT64_MAX; /* a new cgroup's: unlimited */
+    return rc;
 }
 
 /* Puts the file at path into *fd, keeping its number when it has one:
@@ -128,13 +198,8 @@ static int new_run_v2(cg_slot *s, const sbx_limits *l)
 {
     int *fd = s->fd;
     close_fds(fd, F_PROCS_READ);
-    /* Emptied by cg_slot_empty; the last exits may still be under way. */
-    for (int i = 0; rmdir(s->dir[1]) < 0 && errno != ENOENT; i++)
-        if (errno != EBUSY || i == 100000)
-            return -1;
-        else
-            sched_yield();
-    if (mkdir(s->dir[1], 0755) < 0)
+    /* Emptied by cg_slot_empty. */
+    if (remove_cgroup(s->dir[1]) < 0 || mkdir(s->dir[1], 0755) < 0)
         return -1;
     const char *d = s->dir[1];
     fd[F_MEM_LIMIT] = open_in(d, "memory.max", O_WRONLY);
@@ -176,6 +241,7 @@ static void release(cg_slot *s)
 {
     close_fds(s->fd, CG_FILES);
     close_fds(s->procs_fd, 4);
+    close_fds(&s->mem_tasks, 1);
     s->cpu_fd = -1;
     s->host = NULL;
 }
@@ -223,6 +289,8 @@ static int open_v1(cg_slot *s, char *err, size_t errlen)
         snprintf(s->dir[i], CG_PATH_MAX, "%s/slot-%u", bases[i], s->slot);
         if (cgf_mkdir_ok(s->dir[i]) < 0)
             return sbx_fail_errno(err, errlen, "cgroup mkdir %s", s->dir[i]);
+        if (i == 0)
+            continue; /* memory: the runs join it, not the zygote */
         /* The zygote (one thread) joins through "tasks": moving only the
          * calling thread skips the threadgroup lock and the RCU grace
          * period that moving a process through cgroup.procs waits for. */
@@ -233,9 +301,21 @@ static int open_v1(cg_slot *s, char *err, size_t errlen)
     if (h->cpu_share && set_weight(s->dir[h->cpuw[0] ? 3 : 2], "cpu.shares", CPU_SHARES_V1) < 0)
         return sbx_fail_errno(err, errlen, "cgroup: %s/cpu.shares", s->dir[h->cpuw[0] ? 3 : 2]);
     if (open_files_v1(s, s->fd) < 0)
-        return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[0]);
-    if (cgf_read_u64(s->fd[F_MEM_LIMIT], &s->cur_mem) < 0 || cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
-        return sbx_fail_errno(err, errlen, "cgroup limits in %s", s->dir[0]);
+        return sbx_fail_errno(err, errlen, "cgroup files in %s", s->dir[1]);
+    if (cgf_read_u64(s->fd[F_PIDS_MAX], &s->cur_pids) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup limits in %s", s->dir[1]);
+    /* The slot's own memory cgroup limits nothing (a dead owner's limit
+     * would bind the runs' below it): memsw first, it must stay >= the
+     * limit. */
+    char p[CG_PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", s->dir[0]);
+    if (h->memsw && cgf_write_file(p, "-1") < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s", p);
+    snprintf(p, sizeof p, "%s/memory.limit_in_bytes", s->dir[0]);
+    if (cgf_write_file(p, "-1") < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: %s", p);
+    if (new_mem_v1(s) < 0)
+        return sbx_fail_errno(err, errlen, "cgroup: the runs' memory cgroup under %s", s->dir[0]);
     return 0;
 }
 
@@ -244,7 +324,7 @@ int cg_slot_open(const cg_host *h, unsigned slot, cg_slot *s, char *err, size_t 
     memset(s, 0, sizeof *s);
     s->host = h;
     s->slot = slot;
-    s->cpu_fd = -1;
+    s->cpu_fd = s->mem_tasks = -1;
     for (int i = 0; i < 4; i++)
         s->procs_fd[i] = -1;
     for (int i = 0; i < CG_FILES; i++)
@@ -266,7 +346,9 @@ void cg_slot_close(cg_slot *s)
     char err[SBX_ERR_LEN];
     cg_slot_empty(s, err, sizeof err);
     release(s);
-    /* v2: the leaves before the slot (rmdir wants it childless). */
+    /* The leaves before the slot (rmdir wants it childless). */
+    if (s->memrun[0])
+        rmdir(s->memrun);
     for (int i = 3; i >= 0; i--)
         if (s->dir[i][0])
             rmdir(s->dir[i]);
@@ -274,7 +356,7 @@ void cg_slot_close(cg_slot *s)
 
 int cg_slot_run_fd(const cg_slot *s)
 {
-    return s->host->version == CG_V2 ? s->fd[F_PROCS_READ] : -1;
+    return s->host->version == CG_V2 ? s->fd[F_PROCS_READ] : s->mem_tasks;
 }
 
 static int set_memory_v1(cg_slot *s, int *fd, uint64_t bytes)
@@ -301,15 +383,17 @@ static int set_memory(cg_slot *s, uint64_t bytes)
     return 0;
 }
 
-/* v1: peak and counters reset, then the zygote's charge is what is left. */
+/* v1: what an earlier run may leave charged in the runs' memory cgroup
+ * (added to the next limit, so at most this much past it can be used). */
+#define MEM_LEFT_MAX (4u << 20)
+
+/* v1: peak and counters reset, then what is left charged is the base. */
 static int reset_v1(cg_slot *s)
 {
     int *fd = s->fd;
     uint64_t usage = 0;
-    /* Page cache the last run left charged here would count as the zygote's
-     * and inflate the next limit. */
-    if (cgf_read_u64(fd[F_MEM_USAGE], &usage) == 0 && usage > (4u << 20))
-        cgf_write_str(fd[F_FORCE_EMPTY], "0");
+    if (cgf_read_u64(fd[F_MEM_USAGE], &usage) < 0 || (usage > MEM_LEFT_MAX && new_mem_v1(s) < 0))
+        return -1;
     if (cgf_write_str(fd[F_MEM_PEAK], "0") < 0 || cgf_write_str(fd[F_FAILCNT], "0") < 0 || cgf_write_str(fd[F_CPU], "0") < 0 ||
         (fd[F_MEMSW_PEAK] >= 0 && cgf_write_str(fd[F_MEMSW_PEAK], "0") < 0) ||
         (fd[F_MEMSW_FAILCNT] >= 0 && cgf_write_str(fd[F_MEMSW_FAILCNT], "0") < 0))

@@ -70,7 +70,10 @@ typedef struct cg_slot {
     int cpu_fd;               /* cpuacct.usage or cpu.stat */
     uint64_t oom_base;        /* v1: oom_kill before the run */
     uint64_t cur_mem, cur_pids; /* v1: last limits written, to skip rewriting */
-    uint64_t mem_base;        /* v1: the zygote's own charge, not the run's */
+    uint64_t mem_base;        /* v1: the charge left from before the run */
+    char memrun[CG_PATH_MAX]; /* v1: the memory cgroup the runs join, a or b
+                               * under dir[0] (see cgroup.c) */
+    int mem_tasks;            /* v1: its tasks file, passed with each run */
     pid_t keep;               /* the zygote: never killed (v1: it lives in the slot) */
 } cg_slot;
 

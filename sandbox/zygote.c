@@ -105,15 +105,16 @@ static void setup_fds(void)
  * moving a process between v1 cgroups takes the kernel's cgroup_mutex and
  * can wait for an RCU grace period, once per run
  * otherwise. The zygote itself must never be the OOM killer's choice. On
- * v1 it stays out of the slot's memory cgroup altogether: each run's child
- * joins that one alone (zy_join_memcg, a single thread moved, no RCU
+ * v1 it stays out of the slot's memory cgroup altogether (cgroup.c opens
+ * no tasks file of it for the zygote): each run's child joins the runs'
+ * memory cgroup alone (zy_join_memcg, a single thread moved, no RCU
  * wait). Each run also raises its own oom_score_adj to +1000 (always
  * allowed), which puts it first, and the zygote lowers its own where it
  * may. */
 static void setup_cgroup(void)
 {
     for (int i = 0; i < 4; i++) {
-        if (zy_cfg->procs_fd[i] < 0 || (i == 0 && zy_join_memcg()))
+        if (zy_cfg->procs_fd[i] < 0)
             continue;
         if (write(FD_PROCS + i, "0", 1) != 1)
             fail_step("joining the slot's cgroup");

@@ -16,12 +16,12 @@ extern const zy_config *zy_cfg;
  * namespace's last pid (-1 also where the kernel has none). */
 extern int zy_mq_fd, zy_sockstat_fd, zy_last_pid_fd;
 
-/* v1 with a memory cgroup: each run's child, not the zygote, joins the
- * slot's memory cgroup (through FD_PROCS, kept open), so that the run's
- * OOM killer never sees the zygote. */
+/* v1: each run's child, not the zygote, joins the runs' memory cgroup
+ * (through the tasks file that comes with each request), so that the
+ * run's OOM killer never sees the zygote. */
 static inline bool zy_join_memcg(void)
 {
-    return zy_cfg->host->cg.version == CG_V1 && zy_cfg->procs_fd[0] >= 0;
+    return zy_cfg->host->cg.version == CG_V1;
 }
 
 /* Serves the caller's requests until its socket closes. Never returns. */

@@ -142,7 +142,7 @@ static int child_main(void *arg)
     sigemptyset(&none);
     /* v2, without clone3: into the run's own cgroup before anything is
      * charged. */
-    if (run_nfds == 4 && !born_in_cgroup) {
+    if (run_nfds == 4 && !born_in_cgroup && !zy_join_memcg()) {
         int procs = openat(run_fds[3], "cgroup.procs", O_WRONLY | O_CLOEXEC);
         if (procs < 0 || write(procs, "0", 1) != 1)
             child_fail("joining the run's cgroup");
@@ -159,8 +159,8 @@ static int child_main(void *arg)
     close(oom);
     /* Its own thread only, while it still shares the zygote's memory:
      * what it charges from exec on is the run's. */
-    if (zy_join_memcg() && write(FD_PROCS, "0", 1) != 1)
-        child_fail("joining the slot's memory cgroup");
+    if (zy_join_memcg() && run_nfds == 4 && write(run_fds[3], "0", 1) != 1)
+        child_fail("joining the run's memory cgroup");
     for (int i = 0; i < 3; i++)
         if (dup2(run_fds[i], i) < 0)
             child_fail("dup2");
@@ -206,7 +206,7 @@ static int child_entry(void)
  * the kernel can, else cloned and joining it itself. */
 static pid_t start_child(void)
 {
-    if (run_nfds == 4 && !clone3_missing) {
+    if (run_nfds == 4 && !clone3_missing && !zy_join_memcg()) {
         born_in_cgroup = 1;
         pid_t pid = zy_clone_into(child_entry, child_stack, sizeof child_stack, run_fds[3]);
         if (pid >= 0)

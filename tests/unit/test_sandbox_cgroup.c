@@ -6,7 +6,9 @@
  * is held to its limit; the clone3 that starts runs stays the zygote's
  * alone; a placed file cannot serve as memory; the memory verdict counts
  * page cache reclaimed at the limit only when the run also ran out of CPU
- * there. Real runs of tests/progs in one box, back to back. */
+ * there; the files a run read stay cached for the next run (a runtime's
+ * libraries) without loosening its limit. Real runs of tests/progs in one
+ * box, back to back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -215,6 +217,38 @@ static void out_of_cpu_at_memory_limit(void **state)
     sbx_result_free(&r);
 }
 
+/* A run reads a 32 MiB host file (as a runtime reads its libraries):
+ * charged to it, and left cached when it ends. The slot's next run must
+ * find it still cached (v1 once emptied the slot's memory with
+ * memory.force_empty, evicting it: every run of a large runtime read its
+ * files from disk again), and a hog after it is still held to its own
+ * limit and peak. */
+static void read_files_stay_cached(void **state)
+{
+    (void)state;
+    tl_host_file f;
+    if (tl_host_file_make(&f, 32 << 20) < 0 || tl_host_file_evict(&f) < 0)
+        fail_msg("a file in /usr/local/share: %s", strerror(errno));
+    long before = tl_host_file_pages(&f, 0), all = (long)(f.bytes / 4096);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "cat %s >/dev/null", f.path);
+    sbx_spec spec = { .argv = (const char *[]){ "/bin/sh", "-c", cmd, NULL }, .limits = limit_mib(256) };
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &spec, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    sbx_limits l = limit_mib(64);
+    assert_int_equal(sx_run_prog("memhog", (const char *[]){ "1024", NULL }, &l, &r), 0);
+    sx_assert_status(&r, SBX_MEMORY_LIMIT);
+    assert_true(r.memory_bytes >= (60u << 20) && r.memory_bytes <= (64u << 20));
+    sbx_result_free(&r);
+    long after = tl_host_file_pages(&f, 0);
+    tl_host_file_remove(&f);
+    if (before > all / 10 || after < all * 9 / 10)
+        fail_msg("%ld of the file's %ld pages cached before the reading run, %ld after the next run", before, all,
+                 after);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup(placed_file_is_not_memory, sx_test_setup),
         cmocka_unit_test_setup(page_cache_at_limit_is_not_out_of_memory, sx_test_setup),
         cmocka_unit_test_setup(out_of_cpu_at_memory_limit, sx_test_setup),
+        cmocka_unit_test_setup(read_files_stay_cached, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }
