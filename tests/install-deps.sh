@@ -8,6 +8,9 @@
 #                           fuzzers (make deps, make test, make demo), and
 #                           the toolchains of the presets in TEST_LANGUAGES
 #                           (the others' tests are skipped, named)
+#   install-deps.sh tests   the same without the presets' toolchains (but
+#                           C, C++ and Python 3's): a run of chosen tests
+#                           that grade no other language
 #   install-deps.sh --languages [NAMES]
 #                           the Debian packages of these presets of
 #                           deploy/languages (of all of them without NAMES):
@@ -45,8 +48,9 @@ languages_packages() {
 case "${1:-all}" in
 build) PKGS=$BUILD; case "${CC:-cc}" in *clang*) PKGS="$PKGS clang libclang-rt-14-dev" ;; esac ;;
 all) PKGS="$ALL $(languages_packages $TEST_LANGUAGES)" || exit 2 ;;
+tests) PKGS="$ALL $(languages_packages c cpp python3)" || exit 2 ;;
 --languages) shift; PKGS=$(languages_packages "$@") || exit 2 ;;
-*) echo "usage: $0 [build|all|--languages [NAMES]]" >&2; exit 2 ;;
+*) echo "usage: $0 [build|all|tests|--languages [NAMES]]" >&2; exit 2 ;;
 esac
 
 missing() {
