@@ -73,7 +73,7 @@ check "BAD_JOB answered, client BLPOPs it" 'client blpop gradeq:result:bad1 5 | 
 
 # Claim after kill -9 (XAUTOCLAIM in a script), touch of a long job (XCLAIM).
 GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
-wait_pending acl1/ 10
+wait_pending acl1/ 120
 kill -9 $W1; wait $W1 2>/dev/null
 start_worker acl2 --redis "$URL_W" --threads 2 --claim-idle-ms 1000
 W2=$LAST_WORKER

@@ -56,7 +56,7 @@ start_redis || exit 1
 for sig in HUP QUIT; do
     start_worker ws$sig --threads 1
     "$G" submit --id s$sig --wall-ms 20000 -- /bin/sleep 1 >/dev/null
-    wait_pending ws$sig/ 10
+    wait_pending ws$sig/ 120
     kill -$sig $LAST_WORKER; wait $LAST_WORKER; rc=$?
     check "SIG$sig drains: exit 0, the running job published" \
         '[ $rc = 0 ] && rcli --raw lindex gradeq:result:s$sig 0 | grep -aq OK && grep -q draining "$T/ws$sig.log"'

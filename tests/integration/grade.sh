@@ -270,7 +270,7 @@ timeout 60 "$B/gradeq" submit --id long1 --wait 50 --json --tests "$T/slow" -- /
 check "8 tests of 0.6 s, two workers claiming after 1 s idle: graded once, attempt 1" 'is long1 "d[\"passed\"],d[\"attempt\"]" "8 1"'
 kill -TERM $GW2; wait $GW2
 "$B/gradeq" submit --id drain1 --tests "$T/forever" -- /bin/sleep 1 >/dev/null
-wait_pending gw/ 10
+wait_pending gw/ 120
 t0=$(date +%s); kill -TERM $GW; wait $GW; t1=$(date +%s)
 check "drain stops a 1000-test grading between two tests" '[ $((t1 - t0)) -le 10 ] && grep -q "grading stopped by the drain" "$T/gw.log"'
 check "... and leaves it pending for another worker, unpublished" 'rcli xpending gradeq:jobs workers - + 10 | grep -q "^gw/" && [ "$(rcli exists gradeq:result:drain1)" = 0 ]'

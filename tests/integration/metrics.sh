@@ -15,7 +15,7 @@ for _ in $(seq 1 100); do scrape >/dev/null 2>&1 && break; sleep 0.05; done
 # Busy is seen at some scrape between the job's claim and its result (the
 # job lasts 3 s so that a slow scrape still lands inside it).
 "$B/gradeq" submit --id long1 --wall-ms 20000 -- /bin/sleep 3 >/dev/null
-wait_pending wm/ 10
+wait_pending wm/ 120
 busy_seen() {
     deadline=$(( $(date +%s) + 60 ))
     while [ "$(rcli exists gradeq:result:long1)" = 0 ] && [ "$(date +%s)" -lt "$deadline" ]; do

@@ -54,7 +54,7 @@ rcli config set proto-max-bulk-len 96mb >/dev/null
 # writes again (READONLY is not refused for good). The job runs 3 s, so
 # that Redis turns read-only while the worker holds it.
 "$G" submit --id ro1 --wall-ms 20000 -- /bin/sh -c 'sleep 3; echo whole' >/dev/null
-wait_pending wr/ 10
+wait_pending wr/ 120
 rcli replicaof 127.0.0.1 1 >/dev/null
 calls() { rcli info commandstats | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'; }
 for _ in $(seq 1 200); do grep -q "job ro1: publishing: .*READONLY" "$T/wr.log" && break; sleep 0.05; done

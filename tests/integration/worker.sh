@@ -50,7 +50,7 @@ check "worker still alive" 'kill -0 $W1'
 
 # --- kill -9 mid-job: redelivered, attempt 2 ------------------------------
 "$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
-wait_pending w1/ 10
+wait_pending w1/ 120
 tree() { for c in $(pgrep -P "$1"); do echo "$c"; tree "$c"; done; }
 W1_TREE=$(tree $W1)
 kill -9 $W1; wait $W1 2>/dev/null
@@ -89,7 +89,7 @@ check "workers reconnected" 'kill -0 $W3 && kill -0 $LAST_WORKER'
 W4=$LAST_WORKER
 kill -TERM $W3; wait $W3
 "$B/gradeq" submit --id drain1 --wall-ms 20000 -- /bin/sleep 1 >/dev/null
-wait_pending w4/ 10
+wait_pending w4/ 120
 kill -TERM $W4; wait $W4; rc=$?
 check "drained worker exits 0" '[ $rc -eq 0 ]'
 check "its running job was published" '[ "$(rcli llen gradeq:result:drain1)" = 1 ]'
