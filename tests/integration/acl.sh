@@ -23,7 +23,7 @@ worker() { redis-cli -s "$SOCK" --user gradeq-worker --pass "$WORKER_PW" --no-au
 client() { redis-cli -s "$SOCK" --user gradeq-client --pass "$CLIENT_PW" --no-auth-warning "$@"; }
 monitor() { redis-cli -s "$SOCK" --user gradeq-monitor --pass "$MONITOR_PW" --no-auth-warning "$@"; }
 rcli() { admin "$@"; } # for common.inc's wait_jobs and wait_pending
-for _ in $(seq 1 100); do admin ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+for _ in $(seq 1 2400); do admin ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
 check "redis.conf and users.acl load" 'admin ping | grep -q PONG'
 check "AOF on, noeviction, bulk cap" 'admin config get appendonly | grep -qx yes && admin config get maxmemory-policy | grep -qx noeviction && admin config get proto-max-bulk-len | grep -qx 100663296'
 check "no anonymous access" 'redis-cli -s "$SOCK" ping 2>&1 | grep -q NOAUTH'
@@ -68,8 +68,8 @@ asyncio.run(main())
 admin xadd gradeq:jobs '*' job 'not msgpack' >/dev/null
 printf '\202\242id\244bad1\244argv\220' > "$T/bad"
 client -x xadd gradeq:jobs '*' job < "$T/bad" >/dev/null
-check "dead-lettered as gradeq-worker" 'wait_jobs 2 20; for _ in $(seq 1 100); do [ "$(admin xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done; [ "$(admin xlen gradeq:dead)" = 1 ]'
-check "BAD_JOB answered, client BLPOPs it" 'client blpop gradeq:result:bad1 5 | grep -q BAD_JOB'
+check "dead-lettered as gradeq-worker" 'wait_jobs 2 120; for _ in $(seq 1 2400); do [ "$(admin xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done; [ "$(admin xlen gradeq:dead)" = 1 ]'
+check "BAD_JOB answered, client BLPOPs it" 'client blpop gradeq:result:bad1 120 | grep -q BAD_JOB'
 
 # Claim after kill -9 (XAUTOCLAIM in a script), touch of a long job (XCLAIM).
 GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
@@ -78,8 +78,8 @@ kill -9 $W1; wait $W1 2>/dev/null
 start_worker acl2 --redis "$URL_W" --threads 2 --claim-idle-ms 1000
 W2=$LAST_WORKER
 GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow2 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
-check "claimed job finished by the new worker" 'client blpop gradeq:result:slow1 30 | grep -a -q acl2'
-check "long job kept (touched) and finished" 'client blpop gradeq:result:slow2 30 | grep -a -q acl2'
+check "claimed job finished by the new worker" 'client blpop gradeq:result:slow1 120 | grep -a -q acl2'
+check "long job kept (touched) and finished" 'client blpop gradeq:result:slow2 120 | grep -a -q acl2'
 kill -TERM $W2; wait $W2; rc=$?
 check "drain exits 0 and unregisters (DEL)" '[ $rc -eq 0 ] && [ "$(admin exists gradeq:worker:acl2)" = 0 ]'
 HAS_DEAD=no; "$B/gradeq" dead --help >/dev/null 2>&1 && HAS_DEAD=yes

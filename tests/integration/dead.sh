@@ -41,14 +41,14 @@ job_with_arg() {
 }
 job_with_arg big1 4194304 > "$T/argv4m"
 rcli -x xadd gradeq:jobs '*' job < "$T/argv4m" >/dev/null
-r=$(rcli --raw blpop gradeq:result:big1 20 | tr -d '\0')
+r=$(rcli --raw blpop gradeq:result:big1 120 | tr -d '\0')
 check "a 4 MiB argument: BAD_JOB at once, naming the limit" \
     'echo "$r" | grep -aq BAD_JOB && echo "$r" | grep -aq "exceeds the limit of 131071 per string"'
 
 # An entry without a job field keeps its fields; show reads it (it once
 # freed an uninitialised job).
 rcli xadd gradeq:jobs '*' other keepme >/dev/null
-for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
+for _ in $(seq 1 2400); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
 check "an entry without job: its fields kept" 'rcli xrange gradeq:dead - + | grep -q keepme'
 nid=$(rcli xrange gradeq:dead - + | head -1)
 check "dead show of one without job" '"$G" dead show "$nid" | grep -q "^job: none"'
@@ -60,12 +60,12 @@ kill -TERM $LAST_WORKER; wait $LAST_WORKER
 start_worker wc --threads 1 --max-job-bytes 64K
 job_with_arg big2 1048576 > "$T/job1m"
 rcli -x xadd gradeq:jobs '*' job < "$T/job1m" >/dev/null
-r=$(rcli --raw blpop gradeq:result:big2 20 | tr -d '\0')
+r=$(rcli --raw blpop gradeq:result:big2 120 | tr -d '\0')
 check "over --max-job-bytes: BAD_JOB under its id" 'echo "$r" | grep -aq BAD_JOB && echo "$r" | grep -aq "max-job-bytes"'
 check "... and not dead-lettered" '[ "$(rcli xlen gradeq:dead)" = 1 ]'
 printf '\301%s' "$(head -c 100000 /dev/zero | tr '\0' x)" > "$T/junk"
 rcli -x xadd gradeq:jobs '*' job < "$T/junk" >/dev/null
-for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 2 ] && break; sleep 0.05; done
+for _ in $(seq 1 2400); do [ "$(rcli xlen gradeq:dead)" = 2 ] && break; sleep 0.05; done
 check "an oversized entry without an id: at most 4 KiB of it in P:dead" \
     '[ "$(rcli xlen gradeq:dead)" = 2 ] && rcli --raw xrevrange gradeq:dead + - count 1 | grep -qx 100001 && [ "$(rcli --raw xrevrange gradeq:dead + - count 1 | wc -c)" -lt 6000 ]'
 did=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
@@ -77,7 +77,7 @@ check "a cut dead letter is not requeued" '! "$G" dead requeue "$did" 2>/dev/nul
 # reaches the terminal escaped.
 ESC=$(printf '\033')
 rcli xadd gradeq:jobs '*' job 'not msgpack' reason FORGED entry 9-9 job_bytes abc >/dev/null
-for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 3 ] && break; sleep 0.05; done
+for _ in $(seq 1 2400); do [ "$(rcli xlen gradeq:dead)" = 3 ] && break; sleep 0.05; done
 fid=$(rcli xrevrange gradeq:dead + - count 1 | head -1)
 check "a forged reason and entry do not replace the worker's (list, show)" \
     '"$G" dead list 1 | grep -q "^$fid .*bytes  job: trailing bytes" && ! "$G" dead list 1 | grep -q "FORGED\|9-9" && "$G" dead show "$fid" | grep -q "^reason: job: trailing bytes" && ! "$G" dead show "$fid" | grep -q FORGED'

@@ -46,7 +46,7 @@ check "4: result --wait ran out" '[ "$(code "$G" result nosuch --wait 1)" = 4 ]'
 # Redis goes away mid-wait: exit 3, and the id was already given.
 "$G" submit --id w2 --wait 30 -- /bin/true >/dev/null 2>"$T/w2.err" &
 sub=$!
-for _ in $(seq 1 100); do grep -q "queued job w2" "$T/w2.err" && break; sleep 0.05; done
+for _ in $(seq 1 2400); do grep -q "queued job w2" "$T/w2.err" && break; sleep 0.05; done
 kill -9 "$(cat "$T/redis.pid")"
 wait $sub; rc=$?
 check "3: Redis died mid-wait, the id known" '[ $rc = 3 ] && grep -q "queued job w2" "$T/w2.err"'

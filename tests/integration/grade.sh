@@ -227,7 +227,7 @@ PY
 rcli -x xadd gradeq:jobs '*' job < "$T/raw.bin" >/dev/null; }
 bad_job() { # ID PYJOB WANT: answered BAD_JOB with that line
     raw "$2"
-    got=$(rcli --raw blpop "gradeq:result:$1" 30 | tr -d '\0')
+    got=$(rcli --raw blpop "gradeq:result:$1" 120 | tr -d '\0')
     echo "$got" | grep -aq "BAD_JOB" && echo "$got" | grep -aqF "$3" || { echo "  $1: $got"; return 1; }
 }
 check "BAD_JOB: tests without argv or language" 'bad_job b1 "{\"id\":\"b1\",\"tests\":[{}]}" "argv: missing (tests need argv or language)"'
@@ -237,7 +237,7 @@ check "BAD_JOB: EPS not a number" 'bad_job b4 "{\"id\":\"b4\",\"argv\":[\"cat\"]
 
 # A test's own file where the compile step left one (or in its way): the
 # test's wins, never a sandbox error (which would retry and dead-letter).
-raw_result() { raw "$2"; rcli --raw blpop "gradeq:result:$1" 30 | tr -d '\0' > "$T/$1.res"; }
+raw_result() { raw "$2"; rcli --raw blpop "gradeq:result:$1" 120 | tr -d '\0' > "$T/$1.res"; }
 raw_result clash1 '{"id":"clash1","argv":["sh","-c","cat data d"],"compile":{"argv":["sh","-c","echo old > data; mkdir d; echo x > d/x"]},"tests":[{"expected":"new\nf\n","files":{"data":"new\n","d":"f\n"}}]}'
 check "a test's files displace what the compile step left in their way" 'grep -aq passed "$T/clash1.res" && ! grep -aqE "SANDBOX_ERROR|WRONG_ANSWER|RUNTIME_ERROR" "$T/clash1.res"'
 check "BAD_JOB: a test's own cpu_ms of 0, before any test ran (not SANDBOX_ERROR after them)" 'bad_job b6 "{\"id\":\"b6\",\"argv\":[\"cat\"],\"tests\":[{},{\"limits\":{\"cpu_ms\":0}}]}" "tests[1].limits.cpu_ms: 0, must be positive"'

@@ -10,7 +10,7 @@ start_worker wm --threads 2 --metrics-addr "$port"
 W=$LAST_WORKER
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$port/metrics"; }
 metric() { scrape | awk -v k="$1" '$1 == k { print $2 }'; }
-for _ in $(seq 1 100); do scrape >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 1 2400); do scrape >/dev/null 2>&1 && break; sleep 0.05; done
 
 # Busy is seen at some scrape between the job's claim and its result (the
 # job lasts 3 s so that a slow scrape still lands inside it).
@@ -31,9 +31,9 @@ for n in 1 2; do "$B/gradeq" submit --wait 30 --cpu-ms 100 --wall-ms 20000 -- "$
 "$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'exit 3'" -- /bin/true >/dev/null 2>&1
 "$B/gradeq" submit --wait 30 --interactor "/bin/sh -c 'echo points 1 >&2; exit 7'" -- /bin/true >/dev/null 2>&1
 rcli xadd gradeq:jobs '*' job 'not msgpack' >/dev/null
-rcli blpop gradeq:result:long1 30 >/dev/null
-wait_jobs 13 30
-for _ in $(seq 1 100); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
+rcli blpop gradeq:result:long1 120 >/dev/null
+wait_jobs 13 120
+for _ in $(seq 1 2400); do [ "$(rcli xlen gradeq:dead)" = 1 ] && break; sleep 0.05; done
 page=$(scrape)
 check "every line parses as Prometheus text" \
     '! echo "$page" | grep -v "^#" | grep -Ev "^[a-z_]+(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? [0-9.e+-]+$" | grep -q .'
@@ -72,7 +72,7 @@ for _ in range(100):
     time.sleep(0.3)
 ' "$port" &
 SLOW=$!
-for _ in $(seq 1 100); do ss -tn state established "( dport = :$port )" | grep -q "$port" && break; sleep 0.05; done
+for _ in $(seq 1 2400); do ss -tn state established "( dport = :$port )" | grep -q "$port" && break; sleep 0.05; done
 check "a scrape while a client trickles its request: answered" 'scrape | grep -q "^gradeq_build_info"'
 t0=$(date +%s); kill -TERM $W; wait $W; t1=$(date +%s)
 check "... and the worker stops without waiting for it" '[ $((t1 - t0)) -le 10 ]'

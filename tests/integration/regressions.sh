@@ -59,7 +59,7 @@ fi
 # blocked and never looked at them: SIGTERM did nothing, forever.
 "$B/gradeq-worker" --name wn --threads 1 --redis "unix://$T/nothing-here.sock" >"$T/wn.log" 2>&1 &
 WN=$!; WORKERS="$WORKERS $WN"
-for _ in $(seq 1 100); do grep -q "cannot reach Redis" "$T/wn.log" && break; sleep 0.05; done
+for _ in $(seq 1 2400); do grep -q "cannot reach Redis" "$T/wn.log" && break; sleep 0.05; done
 kill -TERM $WN
 ( sleep 10; kill -9 $WN 2>/dev/null ) &
 guard=$!

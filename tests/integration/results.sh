@@ -63,7 +63,7 @@ check "READONLY: the result held, retried at a pace (not thousands of tries a se
     '[ "$(rcli exists gradeq:result:ro1)" = 0 ] && [ $((c1 - c0)) -ge 1 ] && [ $((c1 - c0)) -le 40 ] || { echo "  $((c1 - c0)) tries"; false; }'
 rcli replicaof no one >/dev/null
 check "... and published whole once Redis takes writes" \
-    '[ "$(rcli --raw blpop gradeq:result:ro1 30 | grep -ac whole)" = 1 ] && [ "$(rcli xlen gradeq:dead)" = 1 ]'
+    '[ "$(rcli --raw blpop gradeq:result:ro1 120 | grep -ac whole)" = 1 ] && [ "$(rcli xlen gradeq:dead)" = 1 ]'
 kill -TERM $W; wait $W; rc=$?
 check "the worker drained and exited 0" '[ $rc = 0 ]'
 exit $FAIL

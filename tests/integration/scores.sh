@@ -126,7 +126,7 @@ def pack(o):
 sys.stdout.buffer.write(pack(eval(sys.argv[1])))
 PY
 rcli -x xadd gradeq:jobs '*' job < "$T/raw.bin" >/dev/null; }
-answer() { rcli --raw blpop "gradeq:result:$1" 30 | tr -d '\0'; }
+answer() { rcli --raw blpop "gradeq:result:$1" 120 | tr -d '\0'; }
 bad_job() { raw "$2"; got=$(answer "$1"); echo "$got" | grep -aq BAD_JOB && echo "$got" | grep -aqF "$3" || { echo "  $1: $got"; return 1; }; }
 check "BAD_JOB: a group naming no test" 'bad_job g1 "{\"id\":\"g1\",\"argv\":[\"true\"],\"tests\":[{}],\"groups\":[{\"tests\":[\"7\"]}]}" "groups[0].tests[0]: \"7\": no test has this name"'
 check "BAD_JOB: a dependency on a later group" 'bad_job g2 "{\"id\":\"g2\",\"argv\":[\"true\"],\"tests\":[{},{}],\"groups\":[{\"name\":\"a\",\"tests\":[\"1\"],\"depends_on\":[\"b\"]},{\"name\":\"b\",\"tests\":[\"2\"]}]}" "groups[0].depends_on: 1 names, more than the 0 groups before it"'

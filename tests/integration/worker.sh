@@ -56,7 +56,7 @@ W1_TREE=$(tree $W1)
 kill -9 $W1; wait $W1 2>/dev/null
 start_worker w2 --threads 2 --claim-idle-ms 1000
 W2=$LAST_WORKER
-res=$(rcli --raw blpop gradeq:result:slow1 30 | tail -c +1)
+res=$(rcli --raw blpop gradeq:result:slow1 120 | tail -c +1)
 check "killed job finished elsewhere" 'rcli --no-raw xrevrange gradeq:results + - | grep -q slow1 && echo "$res" | grep -q w2'
 check "with attempt 2" '"$B/gradeq" stats --json >/dev/null; rcli --no-raw xrevrange gradeq:results + - count 1 | grep -q "attempt\\\\x02"'
 check "no process of the dead worker left" '[ -n "$W1_TREE" ] && (for p in $W1_TREE; do kill -0 $p 2>/dev/null && exit 1; done; exit 0)'
@@ -107,7 +107,7 @@ start_worker w5 --threads 2
 W5=$LAST_WORKER
 "$B/gradeq" submit --id abort1 --wall-ms 60000 -- /bin/sleep 60 >/dev/null
 "$B/gradeq" submit --id abort2 --wall-ms 60000 --interactor "/bin/sleep 60" -- /bin/sleep 60 >/dev/null
-for _ in $(seq 1 100); do [ "$(rcli xpending gradeq:jobs workers | head -1)" = 2 ] && break; sleep 0.05; done
+for _ in $(seq 1 2400); do [ "$(rcli xpending gradeq:jobs workers | head -1)" = 2 ] && break; sleep 0.05; done
 kill -TERM $W5
 wait_log w5 draining 10
 kill -TERM $W5
