@@ -38,15 +38,15 @@ URL_M="unix://$SOCK?user=gradeq-monitor&password=$MONITOR_PW"
 start_worker acl1 --redis "$URL_W" --threads 2 --claim-idle-ms 1000
 W1=$LAST_WORKER
 admin acl log reset >/dev/null
-out=$(GRADEQ_REDIS=$URL_C "$B/gradeq" submit --wait 20 -- /bin/echo hi 2>&1)
+out=$(GRADEQ_REDIS=$URL_C "$B/gradeq" submit --wait 120 -- /bin/echo hi 2>&1)
 check "submit as gradeq-client, run as gradeq-worker" 'echo "$out" | grep -qx hi && echo "$out" | grep -q "gradeq: OK"'
 # What the Python and Node clients use: results read in place, the results stream followed.
 check "client: reads results in place and follows the results stream" \
     'client lindex gradeq:result:none 0 | grep -qv NOPERM && client blmove gradeq:result:none gradeq:result:none 0.01 LEFT LEFT | grep -qv NOPERM &&
      client xrevrange gradeq:results + - count 1 | grep -q result && client xread count 1 streams gradeq:results 0 | grep -q result'
 check "worker registered (heartbeat HSET + EXPIRE)" '[ "$(admin exists gradeq:worker:acl1)" = 1 ] && [ "$(admin ttl gradeq:worker:acl1)" -gt 0 ]'
-GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id r1 --wait 20 -- /bin/echo r1 >/dev/null 2>&1
-check "client: submit --wait 0 (no time limit)" 'GRADEQ_REDIS=$URL_C timeout 60 "$B/gradeq" submit --wait 0 -- /bin/echo zero 2>&1 | grep -qx zero'
+GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id r1 --wait 120 -- /bin/echo r1 >/dev/null 2>&1
+check "client: submit --wait 0 (no time limit)" 'GRADEQ_REDIS=$URL_C timeout 180 "$B/gradeq" submit --wait 0 -- /bin/echo zero 2>&1 | grep -qx zero'
 stats=$(GRADEQ_REDIS=$URL_M "$B/gradeq" stats 2>&1)
 check "gradeq stats as gradeq-monitor" 'echo "$stats" | grep -q "OK=3" && echo "$stats" | grep -q "1 live worker"'
 check "gradeq stats --json as gradeq-monitor" 'GRADEQ_REDIS=$URL_M "$B/gradeq" stats --json | grep -q "\"dead\":0"'
@@ -92,7 +92,7 @@ fi
 # backends' user) and as gradeq-monitor; `gradeq result` leaves it there.
 check "client: XREAD follows P:results" 'client xread count 10 streams gradeq:results 0-0 | grep -q bad1'
 check "monitor: XREAD follows P:results" 'monitor xread count 10 streams gradeq:results 0-0 | grep -q bad1'
-check "client: gradeq result ID, twice (it stays)" 'GRADEQ_REDIS=$URL_C "$B/gradeq" result r1 2>&1 | grep -qx r1 && GRADEQ_REDIS=$URL_C "$B/gradeq" result --wait 5 r1 2>&1 | grep -qx r1'
+check "client: gradeq result ID, twice (it stays)" 'GRADEQ_REDIS=$URL_C "$B/gradeq" result r1 2>&1 | grep -qx r1 && GRADEQ_REDIS=$URL_C "$B/gradeq" result --wait 120 r1 2>&1 | grep -qx r1'
 check "client: gradeq result ID --wait for one not there: exit 4" '[ "$(GRADEQ_REDIS=$URL_C "$B/gradeq" result nosuch --wait 1 >/dev/null 2>&1; echo $?)" = 4 ]'
 
 # Every command of docs/operations.md's monitoring block, as the user it

@@ -44,7 +44,7 @@ err=$("$G" submit --id w1 --wait 1 -- /bin/true 2>&1 >/dev/null); rc=$?
 check "4: --wait ran out, the id on stderr" '[ $rc = 4 ] && echo "$err" | grep -q "queued job w1" && echo "$err" | grep -q "job w1: no result before --wait ran out"'
 check "4: result --wait ran out" '[ "$(code "$G" result nosuch --wait 1)" = 4 ]'
 # Redis goes away mid-wait: exit 3, and the id was already given.
-"$G" submit --id w2 --wait 30 -- /bin/true >/dev/null 2>"$T/w2.err" &
+"$G" submit --id w2 --wait 120 -- /bin/true >/dev/null 2>"$T/w2.err" &
 sub=$!
 for _ in $(seq 1 2400); do grep -q "queued job w2" "$T/w2.err" && break; sleep 0.05; done
 kill -9 "$(cat "$T/redis.pid")"

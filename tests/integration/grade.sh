@@ -164,7 +164,7 @@ start_worker gw --threads 2 $LANGS --metrics-addr "$port" --claim-idle-ms 1000
 GW=$LAST_WORKER
 submit_json() {
     name=$1; shift
-    timeout 120 "$B/gradeq" submit --wait 100 --json "$@" > "$T/$name.json" 2> "$T/$name.err"; echo $? > "$T/$name.rc"
+    timeout 180 "$B/gradeq" submit --wait 100 --json "$@" > "$T/$name.json" 2> "$T/$name.err"; echo $? > "$T/$name.rc"
 }
 same_verdicts() { # the worker's statuses equal the local ones
     a=$(field "$1" "[t[\"status\"] for t in d[\"tests\"]], d[\"status\"], d[\"passed\"]")
@@ -192,7 +192,7 @@ check "worker: #include \"/dev/zero\" contained" 'is q_zero "d[\"status\"]" COMP
 submit_json q_huge --tests "$T/ten" --file main.c="$S/huge.c" --compile 'gcc -o main main.c' -- ./main
 check "worker: 16 GiB through the assembler and linker contained" 'is q_huge "d[\"status\"]" COMPILE_ERROR'
 for c in exact tokens float:1e-6; do
-    timeout 60 "$B/gradeq" submit --wait 50 --json --tests "$T/flt" --checker $c -- cat > "$T/q_flt.json" 2>/dev/null
+    timeout 180 "$B/gradeq" submit --wait 120 --json --tests "$T/flt" --checker $c -- cat > "$T/q_flt.json" 2>/dev/null
     printf '%s ' "$(field q_flt 'd["status"]')" >> "$T/q_flt.all"
 done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
@@ -266,7 +266,7 @@ for i in $(seq 1 8); do : > "$T/slow/$i.in"; : > "$T/slow/$i.out"; done
 for i in $(seq 1 1000); do : > "$T/forever/$i.in"; : > "$T/forever/$i.out"; done
 start_worker gw2 --threads 1 --claim-idle-ms 1000
 GW2=$LAST_WORKER
-timeout 60 "$B/gradeq" submit --id long1 --wait 50 --json --tests "$T/slow" -- /bin/sleep 0.6 > "$T/long1.json" 2>/dev/null
+timeout 180 "$B/gradeq" submit --id long1 --wait 120 --json --tests "$T/slow" -- /bin/sleep 0.6 > "$T/long1.json" 2>/dev/null
 check "8 tests of 0.6 s, two workers claiming after 1 s idle: graded once, attempt 1" 'is long1 "d[\"passed\"],d[\"attempt\"]" "8 1"'
 kill -TERM $GW2; wait $GW2
 "$B/gradeq" submit --id drain1 --tests "$T/forever" -- /bin/sleep 1 >/dev/null
@@ -287,7 +287,7 @@ for n in 1 2 3; do
     kill -TERM $LAST_WORKER; wait $LAST_WORKER; drains="$drains$?"
 done
 start_worker dr4 --prefix dr --threads 1 --claim-idle-ms 1000
-timeout 120 "$B/gradeq" result drained --prefix dr --wait 100 --json > "$T/drained.json" 2>/dev/null
+timeout 180 "$B/gradeq" result drained --prefix dr --wait 100 --json > "$T/drained.json" 2>/dev/null
 check "three drains stop a grading, each exits 0" '[ "$drains" = 000 ] && [ "$(grep -c "grading stopped by the drain" "$T"/dr[123].log | grep -c ":1$")" = 3 ]'
 check "... the fourth worker grades it whole: OK, attempt 1, not dead-lettered" \
     'is drained "d[\"status\"],d[\"passed\"],d[\"attempt\"]" "OK 20 1" && [ "$(rcli xlen dr:dead)" = 0 ]'

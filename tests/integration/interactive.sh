@@ -74,21 +74,21 @@ check "transcript: the verdict unchanged by the relay" \
 start_redis || exit 1
 start_worker wi --threads 2
 check "job: OK through Redis" \
-    '"$G" submit --wait 30 --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
+    '"$G" submit --wait 120 --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
 check "job: WRONG_ANSWER through Redis" \
-    '"$G" submit --wait 30 --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
+    '"$G" submit --wait 120 --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
 check "job: INTERACTOR_ERROR through Redis" \
-    '"$G" submit --wait 30 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
+    '"$G" submit --wait 120 --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR"'
 check "job: the interactor in the result" \
-    '"$G" submit --wait 30 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
+    '"$G" submit --wait 120 --json --stdin "$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right | grep -q "\"interactor\":{\"status\":\"OK\""'
 check "job: --interactor-cpu-ms travels as interactor.limits" \
-    '"$G" submit --wait 30 --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR.*TIME_LIMIT"'
+    '"$G" submit --wait 120 --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: INTERACTOR_ERROR.*TIME_LIMIT"'
 check "job: the judge rejecting first, the program failing after: WRONG_ANSWER" \
-    '"$G" submit --wait 30 --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
+    '"$G" submit --wait 120 --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit" 2>&1 | grep -q "^gradeq: WRONG_ANSWER"'
 check "job: the interactor's own file input is its input (was SANDBOX_ERROR, then dead-lettered)" \
-    '"$G" submit --wait 30 --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
+    '"$G" submit --wait 120 --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right 2>&1 | grep -q "^gradeq: OK"'
 check "job: with --stdin too, refused before it is queued" \
     '"$G" submit --stdin "$T/secrets" --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1; [ $? = 2 ]'
-t=$("$G" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
+t=$("$G" submit --wait 120 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right | b64field transcript)
 check "job: transcript through Redis" 'echo "$t" | grep -q "^> 9\$"'
 exit $FAIL

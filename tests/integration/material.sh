@@ -197,7 +197,7 @@ def pack(o):
 sys.stdout.buffer.write(pack(json.loads(sys.argv[1])))
 PY
 rcli -x xadd gradeq:jobs '*' job < "$T/raw.bin" >/dev/null; }
-answer() { timeout 100 "$B/gradeq" result --wait 90 --json "$1" > "$T/$1.json" 2>/dev/null; }
+answer() { timeout 100 "$B/gradeq" result --wait 120 --json "$1" > "$T/$1.json" 2>/dev/null; }
 jstr() { python3 -c "import json,sys; print(json.dumps(open(sys.argv[1]).read()))" "$1"; }
 MAIN=$(jstr "$S/ab_main.cpp")
 badjob() { # ID WANT: answered BAD_JOB with WANT in its error, no marker

@@ -13,7 +13,7 @@ no_admin() { setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$@"; }
 start_redis || exit 1
 no_admin "$B/gradeq-worker" --name nons --threads 1 --require-isolation no >"$T/nons.log" 2>&1 &
 LAST_WORKER=$!; WORKERS="$WORKERS $LAST_WORKER"
-out=$(timeout 60 "$B/gradeq" submit --wait 30 --json -- /bin/sh -c 'echo $$' 2>/dev/null)
+out=$(timeout 180 "$B/gradeq" submit --wait 120 --json -- /bin/sh -c 'echo $$' 2>/dev/null)
 check "worker without CAP_SYS_ADMIN: its job ran, without namespaces" \
     'echo "$out" | grep -q "\"status\":\"OK\"" && ! echo "$out" | grep -q "pid_ns"'
 check "worker without CAP_SYS_ADMIN: its start-up line says no namespaces, and why" \

@@ -145,9 +145,9 @@ check "it names each refused preset and why" 'grep -q "language wrong refused: s
     grep -q "language broken refused: self-test: compile failed" "$T/sw.log"'
 mkdir -p "$T/tests"; echo "a b" > "$T/tests/1.in"; echo "a b" > "$T/tests/1.out"
 printf 'read -r x; echo "$x"\n' > "$T/echo.sh"
-$G submit --wait 60 --json --tests "$T/tests" --language good --source "$T/echo.sh" > "$T/good.json" 2>"$T/good.err"
+$G submit --wait 120 --json --tests "$T/tests" --language good --source "$T/echo.sh" > "$T/good.json" 2>"$T/good.err"
 check "a job for a proven preset runs" 'python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"status\"] == \"OK\"" "$T/good.json"'
-$G submit --wait 60 --json --tests "$T/tests" --language wrong --source "$T/echo.sh" > "$T/wrong.json" 2>"$T/wrong.err"
+$G submit --wait 120 --json --tests "$T/tests" --language wrong --source "$T/echo.sh" > "$T/wrong.json" 2>"$T/wrong.err"
 check "a job for a refused preset is BAD_JOB saying why" 'python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))

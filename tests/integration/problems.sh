@@ -137,7 +137,7 @@ mkdir -p "$T/held"
 start_worker pw --threads 2 --languages deploy/languages --problems "$T/held"
 submit_json() {
     name=$1; shift
-    timeout 120 "$B/gradeq" submit --wait 100 --json $LANGS "$@" > "$T/$name.json" 2> "$T/$name.err"
+    timeout 180 "$B/gradeq" submit --wait 100 --json $LANGS "$@" > "$T/$name.json" 2> "$T/$name.err"
 }
 submit_json q_ab_wa --problem "$T/ab" --language cpp --source "$T/ab/solutions/wa.cpp"
 check "worker, Polygon package carried by the job: the same score" 'is q_ab_wa "d[\"status\"],d[\"score\"]" "WRONG_ANSWER 60"'
@@ -166,12 +166,12 @@ PY
 rcli -x xadd gradeq:jobs '*' job < "$T/raw.bin" >/dev/null; }
 MAIN=$(python3 -c "import json; print(json.dumps(open('$T/ab/solutions/main.cpp').read()))")
 raw "{\"id\":\"held1\",\"problem\":\"ab\",\"language\":\"cpp\",\"source\":$MAIN}"
-timeout 120 "$B/gradeq" result --wait 100 --json held1 > "$T/held1.json" 2>/dev/null
+timeout 180 "$B/gradeq" result --wait 100 --json held1 > "$T/held1.json" 2>/dev/null
 check "worker, a problem it holds named by the job: graded whole, 100" 'is held1 "d[\"status\"],d[\"score\"]" "OK 100"'
 raw "{\"id\":\"held2\",\"problem\":\"ab\",\"language\":\"cpp\",\"source\":$MAIN}"
-timeout 120 "$B/gradeq" result --wait 100 --json held2 > "$T/held2.json" 2>/dev/null
+timeout 180 "$B/gradeq" result --wait 100 --json held2 > "$T/held2.json" 2>/dev/null
 check "... again (its checker from the compile cache): the same" 'is held2 "d[\"status\"],d[\"score\"]" "OK 100"'
 raw "{\"id\":\"held3\",\"problem\":\"nosuch\",\"language\":\"cpp\",\"source\":$MAIN}"
-timeout 60 "$B/gradeq" result --wait 50 --json held3 > "$T/held3.json" 2>/dev/null
+timeout 180 "$B/gradeq" result --wait 120 --json held3 > "$T/held3.json" 2>/dev/null
 check "a problem it does not hold: BAD_JOB naming it" 'is held3 "d[\"status\"],d[\"error\"]" "BAD_JOB problem nosuch: no such problem here"'
 exit $FAIL

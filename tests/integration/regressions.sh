@@ -9,7 +9,7 @@ start_redis || exit 1
 # A job's transcript_bytes reached the relay's allocation unchecked: the
 # worker's --max-stdout caps it now, as any other output.
 start_worker wt --threads 1 --max-stdout 1K
-t=$("$B/gradeq" submit --wait 30 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right |
+t=$("$B/gradeq" submit --wait 120 --json --transcript 64K --interactor "$P/guess_interactor" -- "$P/guess_solver" right |
     python3 -c "import json,sys,base64; print(len(base64.b64decode(json.load(sys.stdin)['transcript'])))")
 check "a job's transcript is capped by the worker's maximum" '[ "$t" -gt 0 ] && [ "$t" -le 1024 ]'
 kill -TERM $LAST_WORKER; wait $LAST_WORKER
@@ -29,7 +29,7 @@ mkdir -p "$T/none"; : > "$T/none/1.in"; : > "$T/none/1.out"
 st=$(python3 -c "import json,sys; d=json.load(open('$T/placed.json')); print(d['tests'][0]['status'])" 2>&1)
 check "gradeq grade: the compile step's output, placed for a test, is not memory" '[ "$st" = RUNTIME_ERROR ]'
 start_worker wp --threads 1
-st=$("$B/gradeq" submit --wait 30 --json --memory 32M --file data.bin="$T/data48" -- "$P/map_placed" data.bin 48 |
+st=$("$B/gradeq" submit --wait 120 --json --memory 32M --file data.bin="$T/data48" -- "$P/map_placed" data.bin 48 |
      python3 -c "import json,sys,base64; d=json.load(sys.stdin); print(d['status'], base64.b64decode(d['stdout']).decode()[:36])")
 check "the worker: a placed job file is not memory" '[ "$st" = "RUNTIME_ERROR open errno=EACCES chmod errno=EPERM" ]'
 kill -TERM $LAST_WORKER; wait $LAST_WORKER
@@ -38,7 +38,7 @@ kill -TERM $LAST_WORKER; wait $LAST_WORKER
 rcli config set requirepass s3cret-pw-do-not-log >/dev/null
 "$B/gradeq-worker" --name wr --threads 1 --redis "unix://$SOCK?password=s3cret-pw-do-not-log" >"$T/wr.log" 2>&1 &
 WR=$!; WORKERS="$WORKERS $WR"
-GRADEQ_REDIS="unix://$SOCK?password=s3cret-pw-do-not-log" "$B/gradeq" submit --wait 30 -- /bin/true >/dev/null 2>&1
+GRADEQ_REDIS="unix://$SOCK?password=s3cret-pw-do-not-log" "$B/gradeq" submit --wait 120 -- /bin/true >/dev/null 2>&1
 kill -TERM $WR; wait $WR
 check "the worker never logs the Redis password" '! grep -q s3cret "$T/wr.log" && grep -q "threads on Redis unix:" "$T/wr.log"'
 

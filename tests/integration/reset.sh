@@ -26,7 +26,7 @@ check "gradeq run: a program reopens its stdout and stderr by name" '[ "$out" = 
 # --- one worker thread: every job in the same slot --------------------------
 start_redis || exit 1
 start_worker w1 --threads 1
-sub() { timeout 60 "$B/gradeq" submit --wait 30 "$@"; }
+sub() { timeout 180 "$B/gradeq" submit --wait 120 "$@"; }
 
 out=$(sub -- "$P/plant" 2>"$T/s1")
 check "worker: the planting job ran, OK" '[ "$out" = "planted wipe=8 deep=40 fifo=1 dir=1 link=1" ] && grep -q "^gradeq: OK" "$T/s1"'

@@ -19,7 +19,7 @@ W=$LAST_WORKER
 sizes() { field "$1" "len(base64.b64decode(d[\"stdout\"])), len(base64.b64decode(d[\"stderr\"])), len(base64.b64decode(d.get(\"transcript\", \"\"))), len(base64.b64decode(d.get(\"interactor\", {}).get(\"stderr\", \"\")))" 2>/dev/null; }
 # field NAME EXPR: a Python expression over the JSON result d of NAME.
 field() { python3 -c "import json,sys,base64; d=json.load(open(sys.argv[1])); print($2)" "$T/$1.json"; }
-submit() { name=$1; shift; timeout 120 "$G" submit --wait 100 --json "$@" > "$T/$name.json" 2> "$T/$name.err"; echo $? > "$T/$name.rc"; }
+submit() { name=$1; shift; timeout 180 "$G" submit --wait 100 --json "$@" > "$T/$name.json" 2> "$T/$name.err"; echo $? > "$T/$name.rc"; }
 
 # Asking for more than the worker allows: 4 MiB of stderr, then stdout
 # flooded to the worker's cap.

@@ -93,14 +93,14 @@ port=$(( 20000 + ($$ + 7) % 20000 ))
 start_worker sw --threads 2 --metrics-addr "$port"
 sub() { # NAME: the grading NAME, submitted with the same arguments
     eval "set -- $(cat "$T/$1.args")"
-    timeout 120 "$B/gradeq" submit --id "q-$name" --wait 100 --json "$@" -- sh o.sh > "$T/q_$name.json" 2>/dev/null
+    timeout 180 "$B/gradeq" submit --id "q-$name" --wait 100 --json "$@" -- sh o.sh > "$T/q_$name.json" 2>/dev/null
 }
 tests_of() { field "$1" '[(t["status"], t["score"], t["max_score"], t["group"], t["checker_message"]) for t in d["tests"]], d.get("groups"), d["score"], d["max_score"]'; }
 same() { [ "$(tests_of "$1")" = "$(tests_of "q_$1")" ] && [ "$(tests_of "$1")" != "(no result)" ] || { echo "  $1: $(tests_of "$1")"; echo "  worker: $(tests_of "q_$1")"; return 1; }; }
 for c in plain tenths groups deps; do name=$c sub $c; check "worker: $c as locally (scores, groups, reasons)" "same $c"; done
 check "the msgpack result carries scores as decimal strings" \
     'rcli --raw lindex gradeq:result:q-tenths 0 | LC_ALL=C grep -aq "score.0.8.max_score.1"'
-timeout 60 "$B/gradeq" result q-groups > "$T/res.txt" 2>&1
+timeout 180 "$B/gradeq" result q-groups > "$T/res.txt" 2>&1
 check "gradeq result: a line per test with its score, per group, and the total" \
     'grep -qx "group B  PARTIAL  7.5/30" "$T/res.txt" && grep -q "^test 05  PARTIAL .* 0.5/1  points 0.5 half" "$T/res.txt" && grep -q "score 17.5/70" "$T/res.txt"'
 check "metrics: PARTIAL counted among the statuses (scores are not metrics)" \

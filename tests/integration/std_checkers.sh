@@ -42,8 +42,8 @@ for c in acmp dcmp fcmp hcmp icmp lcmp ncmp nyesno rcmp rcmp4 rcmp6 rcmp9 rncmp 
     if ! g++ -O2 -I"$DIR" -o "$T/$c" "$DIR/checkers/$c.cpp" 2>"$T/$c.cc"; then
         echo "FAIL cannot build testlib's $c"; FAIL=1; continue
     fi
-    theirs=$(timeout 120 "$B/gradeq" grade --json --tests "$T/cases" --checker "$T/$c" -- cat 2>/dev/null | statuses)
-    ours=$(timeout 120 "$B/gradeq" grade --json --tests "$T/cases" --checker "testlib:$c" -- cat 2>/dev/null | statuses)
+    theirs=$(timeout 180 "$B/gradeq" grade --json --tests "$T/cases" --checker "$T/$c" -- cat 2>/dev/null | statuses)
+    ours=$(timeout 180 "$B/gradeq" grade --json --tests "$T/cases" --checker "testlib:$c" -- cat 2>/dev/null | statuses)
     check "$c: every test's status as testlib's own checker gives it" \
         '[ -n "$ours" ] && [ "$ours" = "$theirs" ] || { echo "  testlib: $theirs"; echo "  gradeq:  $ours"; false; }'
 done

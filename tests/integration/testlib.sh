@@ -131,11 +131,11 @@ check "... the interactor alone judges nothing (its OK, its message)" 'has ab_al
 start_redis || exit 1
 start_worker tw --threads 2
 same_as() { # NAME: the worker's result of the same grading has the same tests
-    timeout 120 "$B/gradeq" submit --wait 100 --json $(cat "$T/$1.args") -- sh o.sh > "$T/q_$1.json" 2>/dev/null
+    timeout 180 "$B/gradeq" submit --wait 100 --json $(cat "$T/$1.args") -- sh o.sh > "$T/q_$1.json" 2>/dev/null
     [ -n "$(st "$1")" ] && [ "$(st "$1")" = "$(st "q_$1")" ] || { echo "  $1: $(st "$1")"; echo "  worker: $(st "q_$1")"; return 1; }
 }
 for c in wcmp ncmp rcmp6 yesno pts pinfo; do check "worker: $c as locally" "same_as $c"; done
-sub() { name=$1; shift; timeout 120 "$B/gradeq" submit --wait 100 --json "$@" > "$T/$name.json" 2>/dev/null; }
+sub() { name=$1; shift; timeout 180 "$B/gradeq" submit --wait 100 --json "$@" > "$T/$name.json" 2>/dev/null; }
 sub q_g_right --tests "$T/gs" --interactor "$X/guess" -- "$P/guess_solver" right
 check "worker: the testlib interactor, OK and quitp" 'has q_g_right 0 "OK 1/1 ok 3 rounds solved" && [ "$(st g_right)" = "$(st q_g_right)" ]'
 sub q_ab_minus --tests "$T/abt" --interactor "$X/inter_ab" --checker "$X/abcheck" -- "$X/ab_minus"

@@ -13,7 +13,7 @@ W1=$LAST_WORKER
 same() { # same NAME RUNARGS -- PROG...: run and submit give the same status and output
     label=$1; shift
     local_json=$("$B/gradeq" run --json "$@" 2>/dev/null)
-    queue_json=$("$B/gradeq" submit --wait 30 --json "$@" 2>/dev/null)
+    queue_json=$("$B/gradeq" submit --wait 120 --json "$@" 2>/dev/null)
     for f in status exit_code signal stdout stderr stdout_truncated stderr_truncated; do
         a=$(echo "$local_json" | grep -o "\"$f\":[^,]*"); b=$(echo "$queue_json" | grep -o "\"$f\":[^,]*")
         [ "$a" = "$b" ] || { echo "  $label: $f differs: run $a, queue $b"; return 1; }
@@ -42,7 +42,7 @@ bad '\202\242id\244bad1\244argv\220'                   # empty argv, id readable
 bad '\202\242id\244bad2\244argv\335\377\377\377\377'   # 4 billion elements claimed
 bad '\203\242id\244bad3\244argv\221\244true\245files\201\246../etc\241x'
 rcli xadd gradeq:jobs '*' notjob x >/dev/null          # no job field
-check "valid job after bad ones" '"$B/gradeq" submit --wait 30 -- /bin/true 2>&1 | grep -q "gradeq: OK"'
+check "valid job after bad ones" '"$B/gradeq" submit --wait 120 -- /bin/true 2>&1 | grep -q "gradeq: OK"'
 check "bad jobs with an id answered BAD_JOB" '[ "$(rcli hget gradeq:stats BAD_JOB)" -ge 3 ]'
 check "unreadable ones dead-lettered" '[ $(( $(rcli xlen gradeq:dead) - dead0 )) -eq 4 ]'
 check "BAD_JOB names the field" '"$B/gradeq" submit --wait 5 --id x -- /bin/true >/dev/null 2>&1; rcli --no-raw lrange gradeq:result:bad3 0 -1 | grep -q "path escapes"'
