@@ -17,6 +17,7 @@
  *   collect.c   hand back the files a run left in /box
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
+ *   box_threads.c   a box's reader, watchdog and writer threads, made once
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
  *   wipe.c      empty /box and /tmp between runs and put the two directories
@@ -250,6 +251,30 @@ typedef struct zy_config {
 /* The zygote process's body (entered through clone). Never returns. */
 int zy_main(void *cfg);
 
+/* ---- box_threads.c --------------------------------------------------- */
+
+/* One thread of a box, made at its first job, joined at bt_stop. */
+typedef struct box_thread {
+    pid_t owner;            /* the process that made it; 0: not made */
+    pthread_t thread;
+    pthread_mutex_t mu;     /* guards job, arg, quit */
+    pthread_cond_t cv;
+    void *(*job)(void *);   /* the job in progress, NULL when idle */
+    void *arg;
+    bool quit;
+} box_thread;
+
+/* The roles of a box's threads. */
+enum { BT_STDOUT, BT_STDERR, BT_WATCHDOG, BT_WRITER, BT_COUNT };
+
+/* Runs job(arg) on t, making the thread first (with that stack size) if
+ * it is not made yet. -1 with errno when it cannot be made. */
+int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg);
+/* Waits until t's job has returned. */
+void bt_wait(box_thread *t);
+/* Ends and joins t (idle); in a forked child only forgets it. */
+void bt_stop(box_thread *t);
+
 /* ---- box.c ----------------------------------------------------------- */
 
 struct sbx_box {
@@ -278,6 +303,9 @@ struct sbx_box {
     uint64_t run_id;     /* the run in progress, or the next to start */
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
+    /* The run's threads, kept from run to run; only the box's thread gives
+     * them jobs and stops them. */
+    box_thread threads[BT_COUNT];
 };
 
 /* (Re)starts the zygote when it is not running. */
@@ -325,11 +353,10 @@ typedef struct cap_stream {
     size_t len, size;
     bool truncated;
     int err;           /* errno of a failed read or allocation */
-    pthread_t thread;
 } cap_stream;
 
 /* Maps the stream's buffer (cap+1 bytes of address space) and starts its
- * reader. */
+ * reader (the box's thread for the stream). */
 int cap_start(cap_stream *c);
 void cap_join(cap_stream *c);
 void cap_unmap(char *buf, size_t size);
@@ -338,7 +365,6 @@ void cap_unmap(char *buf, size_t size);
 
 typedef struct watchdog {
     run_state *run;
-    pthread_t thread;
 } watchdog;
 
 int wd_start(watchdog *w);
@@ -350,7 +376,6 @@ struct sbx_reply {
     run_state *run;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t thread;      /* the stdin writer */
     int fd;                /* the program's stdin, write end */
     char *buf;             /* pending bytes: [off, len) */
     size_t off, len, size;

@@ -5,8 +5,8 @@
  *   2. stdin: a sealed memfd (a program that never reads it cannot block
  *      anyone, and one that closes it changes nothing), or /dev/null
  *   3. limits into the slot's cgroup, counters reset
- *   4. the zygote spawns the program; two reader threads and the watchdog
- *      start
+ *   4. the zygote spawns the program; the box's two reader threads and
+ *      its watchdog are given the run (box_threads.c: made once per box)
  *   5. the main process exits (or is killed): every other process of the
  *      run is killed, the readers reach EOF
  *   6. accounting read, verdict decided, /box and /tmp wiped
