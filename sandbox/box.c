@@ -252,6 +252,7 @@ void box_reap(sbx_box *b)
 void box_stop(sbx_box *b)
 {
     box_reap(b);
+    place_drop(b);
     if (b->sock >= 0)
         close(b->sock);
     b->sock = -1;
@@ -451,6 +452,7 @@ void sbx_box_forget(sbx_box *b)
             close(fds[i]);
     if (b->has_cg)
         cg_slot_forget(&b->cg);
+    place_drop(b);
     free(b);
 }
 

@@ -15,6 +15,7 @@
  *   clone_into.c    clone3 into the run's cgroup, the run's second filter
  *   interact.c  interactive runs: the callback and the stdin writer
  *   collect.c   hand back the files a run left in /box
+ *   place.c     place a run's files in /box, keep them for the next run
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
  *   box_threads.c   a box's reader, watchdog and writer threads, made once
@@ -275,6 +276,21 @@ void bt_wait(box_thread *t);
 /* Ends and joins t (idle); in a forked child only forgets it. */
 void bt_stop(box_thread *t);
 
+/* ---- place.c --------------------------------------------------------- */
+
+typedef struct place_set place_set;
+
+/* Puts the spec's files in /box: those the last run placed with the same
+ * name, mode and bytes are there already, the rest of what it placed is
+ * removed, and the others are created. -1 with err (what was kept is then
+ * forgotten, and the wipe removes it). */
+int place_files(sbx_box *b, const sbx_spec *spec, char *err, size_t errlen);
+/* Empties /box but for the placed files still exactly as placed (and
+ * their directories, put back): see place.c. -1 when the wipe fails. */
+int place_wipe(sbx_box *b, char *err, size_t errlen);
+/* Forgets the kept files (/box itself is going). Memory only. */
+void place_drop(sbx_box *b);
+
 /* ---- box.c ----------------------------------------------------------- */
 
 struct sbx_box {
@@ -306,6 +322,7 @@ struct sbx_box {
     /* The run's threads, kept from run to run; only the box's thread gives
      * them jobs and stops them. */
     box_thread threads[BT_COUNT];
+    place_set *placed;   /* files kept in /box between runs (place.c) */
 };
 
 /* (Re)starts the zygote when it is not running. */
@@ -411,6 +428,8 @@ struct run_state {
 };
 
 uint64_t run_now_ns(void);
+/* Writes all of data to fd (retrying short writes): 0, or -1 with errno. */
+int run_write_all(int fd, const void *data, size_t len);
 /* Records `why` (first one wins) and kills the run. */
 void run_kill(run_state *r, sbx_status why);
 
@@ -437,6 +456,9 @@ bool fl_file_at_limit(int dirfd, uint64_t bytes, uid_t uid);
 /* Removes everything inside dirfd without following links. -1 when it
  * cannot (a tree too deep, an entry that will not go). */
 int wipe_dir(int dirfd, char *err, size_t errlen);
+/* Removes the entry name of dirfd (a d_type: DT_UNKNOWN looks), the whole
+ * tree if a directory, counting depth levels already below the top. */
+int wipe_entry(int dirfd, const char *name, unsigned char type, int depth, char *err, size_t errlen);
 /* Puts the directory dirfd itself back: owner uid:gid, mode, no inode flag,
  * user.* attribute or POSIX ACL a program can set. -1 when one stays. */
 int wipe_inode(int dirfd, uid_t uid, gid_t gid, mode_t mode, char *err, size_t errlen);
