@@ -24,8 +24,8 @@
  * all three set to now as the next run starts, as a fresh placement would
  * have them. No fd or mapping of a kept file is held between runs: a run
  * that unlinks one frees its space as in a fresh box. What stays visible
- * is what the kernel keeps per inode: a kept file's inode number is the
- * one it had in the earlier run (docs/operations.md).
+ * is what the kernel keeps per inode: a kept file's inode number and
+ * birth time are those of the earlier run's placement (docs/operations.md).
  *
  * THREADS. The set is the box's thread's, like the box's fds; dropped
  * (place_drop) whenever /box itself goes (box_stop).
