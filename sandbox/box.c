@@ -8,9 +8,11 @@
  *
  * THREADS. The thread running the box owns the zygote, its socket and the
  * directory fds; the run's own threads (readers, watchdog) send kills on
- * the socket only while the run lives, and are joined before any of it is
- * closed or replaced. Other threads touch only the fields under mu: a
- * cancel names a run by its number and wakes the watchdog, which kills.
+ * the socket only while the run lives, and are waited for before any of it
+ * is closed or replaced. They are the box's (box_threads.c), joined when it
+ * closes, forgotten by sbx_box_forget. Other threads touch only the fields
+ * under mu: a cancel names a run by its number and wakes the watchdog,
+ * which kills.
  *
  * REBUILD. When a run leaves what cannot be cleared in place (a socket in
  * flight, a process that will not die, a tree the wipe cannot empty), the
@@ -250,6 +252,7 @@ void box_reap(sbx_box *b)
 void box_stop(sbx_box *b)
 {
     box_reap(b);
+    place_drop(b);
     if (b->sock >= 0)
         close(b->sock);
     b->sock = -1;
@@ -418,6 +421,8 @@ void sbx_box_close(sbx_box *b)
 {
     if (!b)
         return;
+    for (int i = 0; i < BT_COUNT; i++)
+        bt_stop(&b->threads[i]);
     box_stop(b);
     if (b->has_cg)
         cg_slot_close(&b->cg);
@@ -448,6 +453,7 @@ void sbx_box_forget(sbx_box *b)
             close(fds[i]);
     if (b->has_cg)
         cg_slot_forget(&b->cg);
+    place_drop(b);
     free(b);
 }
 

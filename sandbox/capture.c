@@ -15,6 +15,9 @@
  * the read end is non-blocking, and the reader polls it together with
  * stop_fd only when it is empty.
  *
+ * The readers are the box's (box_threads.c): each run gives them its
+ * streams, and they wait for the next run once done.
+ *
  * Large streams get transparent huge pages: a page fault per 4 KiB page can
  * cost more than the pipe copy itself, and 2 MiB pages cut their number
  * 512-fold.
@@ -92,21 +95,22 @@ static int map_buffer(cap_stream *c)
     return 0;
 }
 
+static box_thread *reader_of(cap_stream *c)
+{
+    return &c->run->box->threads[c->stream == 1 ? BT_STDOUT : BT_STDERR];
+}
+
 int cap_start(cap_stream *c)
 {
     if (c->fd < 0)
         return 0; /* not captured */
     if (map_buffer(c) < 0)
         return -1;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 64 * 1024);
-    int rc = pthread_create(&c->thread, &a, reader_main, c);
-    pthread_attr_destroy(&a);
-    if (rc != 0) {
+    if (bt_give(reader_of(c), 64 * 1024, reader_main, c) < 0) {
+        int e = errno;
         cap_unmap(c->buf, c->size);
         c->buf = NULL;
-        errno = rc;
+        errno = e;
         return -1;
     }
     return 0;
@@ -122,7 +126,7 @@ void cap_join(cap_stream *c)
 {
     if (c->fd < 0)
         return;
-    pthread_join(c->thread, NULL);
+    bt_wait(reader_of(c));
     close(c->fd);
     c->fd = -1;
 }

@@ -6,8 +6,9 @@
  * the chunks. Replies are queued, never written by a reader: a program
  * that stops reading its stdin would otherwise block the reader, and with
  * it the draining of its output. A writer thread of its own empties the
- * queue into the pipe; when the program dies the write fails with EPIPE
- * (SIGPIPE is blocked in that thread and consumed), and the thread ends.
+ * queue into the pipe (the box's writer thread, kept from run to run:
+ * box_threads.c); when the program dies the write fails with EPIPE
+ * (SIGPIPE is blocked in that thread and consumed), and its job ends.
  * Time inside the callback is added to the run's wall limit: a slow
  * callback is not the program's fault; CPU and output limits are untouched.
  */
@@ -105,17 +106,13 @@ int ia_start(run_state *r, int fd)
     p->fd = fd;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 128 * 1024);
-    int rc = pthread_create(&p->thread, &a, writer_main, p);
-    pthread_attr_destroy(&a);
-    if (rc != 0) {
+    if (bt_give(&r->box->threads[BT_WRITER], 128 * 1024, writer_main, p) < 0) {
+        int e = errno;
         close(fd);
         pthread_mutex_destroy(&p->mu);
         pthread_cond_destroy(&p->cv);
         p->run = NULL;
-        errno = rc;
+        errno = e;
         return -1;
     }
     return 0;
@@ -147,7 +144,7 @@ void ia_stop(run_state *r)
     p->done = true;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    pthread_join(p->thread, NULL);
+    bt_wait(&r->box->threads[BT_WRITER]);
     free(p->buf);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);

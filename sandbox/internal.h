@@ -15,8 +15,10 @@
  *   clone_into.c    clone3 into the run's cgroup, the run's second filter
  *   interact.c  interactive runs: the callback and the stdin writer
  *   collect.c   hand back the files a run left in /box
+ *   place.c     place a run's files in /box, keep them for the next run
  *   waiting.c   who was blocked reading stdin at a wall kill
  *   box.c       the caller's side of a slot: start/stop the zygote, messages
+ *   box_threads.c   a box's reader, watchdog and writer threads, made once
  *   capture.c   reader threads: one per output stream, capped
  *   watchdog.c  the watchdog thread: wall and CPU time
  *   wipe.c      empty /box and /tmp between runs and put the two directories
@@ -253,6 +255,45 @@ typedef struct zy_config {
 /* The zygote process's body (entered through clone). Never returns. */
 int zy_main(void *cfg);
 
+/* ---- box_threads.c --------------------------------------------------- */
+
+/* One thread of a box, made at its first job, joined at bt_stop. */
+typedef struct box_thread {
+    pid_t owner;            /* the process that made it; 0: not made */
+    pthread_t thread;
+    pthread_mutex_t mu;     /* guards job, arg, quit */
+    pthread_cond_t cv;
+    void *(*job)(void *);   /* the job in progress, NULL when idle */
+    void *arg;
+    bool quit;
+} box_thread;
+
+/* The roles of a box's threads. */
+enum { BT_STDOUT, BT_STDERR, BT_WATCHDOG, BT_WRITER, BT_COUNT };
+
+/* Runs job(arg) on t, making the thread first (with that stack size) if
+ * it is not made yet. -1 with errno when it cannot be made. */
+int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg);
+/* Waits until t's job has returned. */
+void bt_wait(box_thread *t);
+/* Ends and joins t (idle); in a forked child only forgets it. */
+void bt_stop(box_thread *t);
+
+/* ---- place.c --------------------------------------------------------- */
+
+typedef struct place_set place_set;
+
+/* Puts the spec's files in /box: those the last run placed with the same
+ * name, mode and bytes are there already, the rest of what it placed is
+ * removed, and the others are created. -1 with err (what was kept is then
+ * forgotten, and the wipe removes it). */
+int place_files(sbx_box *b, const sbx_spec *spec, char *err, size_t errlen);
+/* Empties /box but for the placed files still exactly as placed (and
+ * their directories, put back): see place.c. -1 when the wipe fails. */
+int place_wipe(sbx_box *b, char *err, size_t errlen);
+/* Forgets the kept files (/box itself is going). Memory only. */
+void place_drop(sbx_box *b);
+
 /* ---- box.c ----------------------------------------------------------- */
 
 struct sbx_box {
@@ -281,6 +322,10 @@ struct sbx_box {
     uint64_t run_id;     /* the run in progress, or the next to start */
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
+    /* The run's threads, kept from run to run; only the box's thread gives
+     * them jobs and stops them. */
+    box_thread threads[BT_COUNT];
+    place_set *placed;   /* files kept in /box between runs (place.c) */
 };
 
 /* (Re)starts the zygote when it is not running. */
@@ -328,11 +373,10 @@ typedef struct cap_stream {
     size_t len, size;
     bool truncated;
     int err;           /* errno of a failed read or allocation */
-    pthread_t thread;
 } cap_stream;
 
 /* Maps the stream's buffer (cap+1 bytes of address space) and starts its
- * reader. */
+ * reader (the box's thread for the stream). */
 int cap_start(cap_stream *c);
 void cap_join(cap_stream *c);
 void cap_unmap(char *buf, size_t size);
@@ -341,7 +385,6 @@ void cap_unmap(char *buf, size_t size);
 
 typedef struct watchdog {
     run_state *run;
-    pthread_t thread;
 } watchdog;
 
 int wd_start(watchdog *w);
@@ -353,7 +396,6 @@ struct sbx_reply {
     run_state *run;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t thread;      /* the stdin writer */
     int fd;                /* the program's stdin, write end */
     char *buf;             /* pending bytes: [off, len) */
     size_t off, len, size;
@@ -389,6 +431,8 @@ struct run_state {
 };
 
 uint64_t run_now_ns(void);
+/* Writes all of data to fd (retrying short writes): 0, or -1 with errno. */
+int run_write_all(int fd, const void *data, size_t len);
 /* Records `why` (first one wins) and kills the run. */
 void run_kill(run_state *r, sbx_status why);
 
@@ -415,6 +459,9 @@ bool fl_file_at_limit(int dirfd, uint64_t bytes, uid_t uid);
 /* Removes everything inside dirfd without following links. -1 when it
  * cannot (a tree too deep, an entry that will not go). */
 int wipe_dir(int dirfd, char *err, size_t errlen);
+/* Removes the entry name of dirfd (a d_type: DT_UNKNOWN looks), the whole
+ * tree if a directory, counting depth levels already below the top. */
+int wipe_entry(int dirfd, const char *name, unsigned char type, int depth, char *err, size_t errlen);
 /* Puts the directory dirfd itself back: owner uid:gid, mode, no inode flag,
  * user.* attribute or POSIX ACL a program can set. -1 when one stays. */
 int wipe_inode(int dirfd, uid_t uid, gid_t gid, mode_t mode, char *err, size_t errlen);

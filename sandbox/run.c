@@ -1,12 +1,13 @@
 /* run.c -- sbx_run: one run from its files to its verdict.
  *
  * ORDER OF A RUN.
- *   1. place the files in /box (through the zygote's directory fd)
+ *   1. place the files in /box (through the zygote's directory fd), or
+ *      find them there, kept from the last run (place.c)
  *   2. stdin: a sealed memfd (a program that never reads it cannot block
  *      anyone, and one that closes it changes nothing), or /dev/null
  *   3. limits into the slot's cgroup, counters reset
- *   4. the zygote spawns the program; two reader threads and the watchdog
- *      start
+ *   4. the zygote spawns the program; the box's two reader threads and
+ *      its watchdog are given the run (box_threads.c: made once per box)
  *   5. the main process exits (or is killed): every other process of the
  *      run is killed, the readers reach EOF
  *   6. accounting read, verdict decided, /box and /tmp wiped
@@ -69,7 +70,7 @@ void run_kill(run_state *r, sbx_status why)
 
 /* ---- files ----------------------------------------------------------- */
 
-static int write_all(int fd, const void *data, size_t len)
+int run_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0) {
@@ -84,77 +85,6 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* Creates the parents of `name` under /box (the slot's uid's, so that the
- * run may add files beside), then the file. The file stays root's, mode
- * 0644 or 0755: the run reads and executes it but cannot write it, nor
- * chmod it. Its pages are charged to the caller, who wrote them, not to the
- * run: written through a shared mapping they would be memory outside the
- * run's limit. (The run may still unlink it and make its own file of that
- * name, charged to itself.) Without root the file is the run's uid's and
- * the limit is RLIMIT_AS, which counts a mapping of it like any other.
- * The box is empty when a run starts (see sbx_run), so nothing is
- * ever opened that this placement did not make: the file is created
- * exclusively, no link is followed, and a directory found is one made for
- * an earlier file of the same spec. Paths come from the caller (the worker
- * has validated them); the walk keeps even a bad one inside /box. */
-static int place_file(sbx_box *b, const sbx_file *f, char *err, size_t errlen)
-{
-    char path[4096], shown[80];
-    sbx_quote(shown, sizeof shown, f->name);
-    if (snprintf(path, sizeof path, "%s", f->name) >= (int)sizeof path || !path[0] || path[0] == '/')
-        return sbx_fail(err, errlen, "file name \"%s\" is not a relative path", shown);
-    int dir = fcntl(b->box_fd, F_DUPFD_CLOEXEC, 3);
-    if (dir < 0)
-        return sbx_fail_errno(err, errlen, "dup");
-    char *part = path, *slash;
-    while ((slash = strchr(part, '/'))) {
-        *slash = 0;
-        if (strcmp(part, "..") == 0 || strcmp(part, ".") == 0 || !*part) {
-            close(dir);
-            return sbx_fail(err, errlen, "file name \"%s\" leaves /box", shown);
-        }
-        int sub = -1;
-        if ((mkdirat(dir, part, 0755) == 0 && b->host->root &&
-             fchownat(dir, part, b->uid, b->uid, AT_SYMLINK_NOFOLLOW) < 0) ||
-            (sub = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-            int e = errno;
-            close(dir);
-            errno = e;
-            return sbx_fail_errno(err, errlen, "creating a directory for \"%s\"", shown);
-        }
-        close(dir);
-        dir = sub;
-        part = slash + 1;
-    }
-    if (!*part && part > path) {
-        close(dir);
-        return 0; /* "dir/": the directory alone */
-    }
-    if (!*part || strcmp(part, "..") == 0 || strcmp(part, ".") == 0) {
-        close(dir);
-        return sbx_fail(err, errlen, "file name \"%s\" is not a file", shown);
-    }
-    mode_t mode = f->executable ? 0755 : 0644;
-    /* Open for writing only while no zygote is being cloned (box.c):
-     * a zygote cloned now would hold this descriptor until it closes
-     * what it inherited, and an exec of this file meanwhile, in another
-     * box, fails with ETXTBSY. */
-    box_fork_guard(true);
-    int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    close(dir);
-    int rc = fd < 0 ? -1 : write_all(fd, f->data, f->len);
-    if (rc == 0)
-        rc = fchmod(fd, mode); /* exactly, whatever the umask */
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    box_fork_guard(false);
-    errno = e;
-    if (fd < 0)
-        return sbx_fail_errno(err, errlen, "creating \"%s\" in /box", shown);
-    return rc < 0 ? sbx_fail_errno(err, errlen, "writing \"%s\" in /box", shown) : 0;
-}
-
 /* stdin as a sealed memfd: readable like a file, immutable, never blocks. */
 static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
 {
@@ -165,7 +95,7 @@ static int make_stdin(sbx_box *b, const sbx_spec *s, char *err, size_t errlen)
     int fd = memfd_create("stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return sbx_fail_errno(err, errlen, "memfd_create for stdin");
-    if (write_all(fd, s->stdin_data, s->stdin_len) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
+    if (run_write_all(fd, s->stdin_data, s->stdin_len) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
         sbx_fail_errno(err, errlen, "filling stdin");
         close(fd);
@@ -497,7 +427,7 @@ static int check_spec(const sbx_spec *s, char *err, size_t errlen)
 static bool wipe_box(sbx_box *b)
 {
     char err[SBX_ERR_LEN];
-    return (b->box_fd < 0 || wipe_dir(b->box_fd, err, sizeof err) == 0) &&
+    return (b->box_fd < 0 || place_wipe(b, err, sizeof err) == 0) &&
            (b->tmp_fd < 0 || wipe_dir(b->tmp_fd, err, sizeof err) == 0) && box_restore_dirs(b, err, sizeof err) == 0;
 }
 
@@ -531,9 +461,8 @@ static int run_in_box(sbx_box *b, const sbx_spec *spec, sbx_result *r, bool canc
         release_spec_fds(spec);
         return sandbox_error(r, err);
     }
-    for (size_t i = 0; i < spec->nfiles; i++)
-        if (place_file(b, &spec->files[i], err, sizeof err) < 0)
-            return refuse(b, spec, r, err);
+    if (place_files(b, spec, err, sizeof err) < 0)
+        return refuse(b, spec, r, err);
     if (b->has_cg && cg_slot_prepare(&b->cg, &spec->limits, err, sizeof err) < 0)
         return refuse(b, spec, r, err);
     run_state st = { .box = b, .limits = &spec->limits, .spec = spec };

@@ -33,7 +33,12 @@
  * a message no process holds, a tree too deep to walk, a process that
  * will not die) costs a box rebuild before sbx_run returns, and is never
  * reported as SANDBOX_ERROR nor left for the next run. Each run's files
- * are created exclusively in an empty /box. (Without namespaces, only the
+ * are created exclusively in an empty /box, or (as root) found there as
+ * the last run's spec placed them, when it placed the same name, mode and
+ * bytes: a grading's tests compare their shared files instead of writing
+ * them again. A run cannot change such a file, and whatever it did to its
+ * name, the next run sees exactly its own spec's files (docs/operations.md
+ * says what a kept file still tells). (Without namespaces, only the
  * processes, the files and the box directory of this list hold: PIDs and
  * /tmp are the host's; the cgroup's memory charge is cgroup.c's to
  * account.)

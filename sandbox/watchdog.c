@@ -9,7 +9,8 @@
  * dozen counter reads for a one-second limit (isolate and go-judge poll every
  * 100 ms, nsjail every second).
  *
- * It sleeps on the box's condition variable, so that a cancel from another
+ * It is the box's thread (box_threads.c), given each run in turn. It
+ * sleeps on the box's condition variable, so that a cancel from another
  * thread (sbx_box_cancel) wakes it: the kill is then its own, sent while
  * the run's socket is surely open.
  *
@@ -109,12 +110,7 @@ static void *wd_main(void *arg)
 
 int wd_start(watchdog *w)
 {
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 64 * 1024);
-    int rc = pthread_create(&w->thread, &a, wd_main, w);
-    pthread_attr_destroy(&a);
-    return rc == 0 ? 0 : (errno = rc, -1);
+    return bt_give(&w->run->box->threads[BT_WATCHDOG], 64 * 1024, wd_main, w);
 }
 
 void wd_stop(watchdog *w)
@@ -124,5 +120,5 @@ void wd_stop(watchdog *w)
     r->finished = true;
     pthread_cond_broadcast(&r->box->cv);
     pthread_mutex_unlock(&r->box->mu);
-    pthread_join(w->thread, NULL);
+    bt_wait(&r->box->threads[BT_WATCHDOG]);
 }

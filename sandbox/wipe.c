@@ -62,6 +62,32 @@ static int is_dir(int dirfd, const struct linux_dirent64 *d)
     return fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+static long wipe_level(wipe *w, int dirfd, int depth);
+
+/* Removes one entry of dirfd, a whole tree if it is a directory. */
+static int wipe_one(wipe *w, int dirfd, const char *name, bool dir, int depth)
+{
+    if (!dir) {
+        if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+            return sbx_fail_errno(w->err, w->errlen, "wipe: unlink");
+        return 0;
+    }
+    if (depth >= WIPE_DEPTH)
+        return sbx_fail(w->err, w->errlen, "wipe: deeper than %d directories", WIPE_DEPTH);
+    int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0)
+        return sbx_fail_errno(w->err, w->errlen, "wipe: open a directory");
+    long rc;
+    while ((rc = wipe_level(w, sub, depth + 1)) > 0)
+        ;
+    close(sub);
+    if (rc < 0)
+        return -1;
+    if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && errno != ENOTEMPTY)
+        return sbx_fail_errno(w->err, w->errlen, "wipe: rmdir");
+    return 0;
+}
+
 /* Removes what it can below dirfd; returns the number of entries seen. */
 static long wipe_level(wipe *w, int dirfd, int depth)
 {
@@ -78,30 +104,24 @@ static long wipe_level(wipe *w, int dirfd, int depth)
         for (long off = 0; off < n;) {
             struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
             off += d->d_reclen;
-            const char *name = d->d_name;
-            if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
                 continue;
             seen++;
-            if (!is_dir(dirfd, d)) {
-                if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-                    return sbx_fail_errno(w->err, w->errlen, "wipe: unlink");
-                continue;
-            }
-            if (depth >= WIPE_DEPTH)
-                return sbx_fail(w->err, w->errlen, "wipe: deeper than %d directories", WIPE_DEPTH);
-            int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0)
-                return sbx_fail_errno(w->err, w->errlen, "wipe: open a directory");
-            long rc;
-            while ((rc = wipe_level(w, sub, depth + 1)) > 0)
-                ;
-            close(sub);
-            if (rc < 0)
+            if (wipe_one(w, dirfd, d->d_name, is_dir(dirfd, d), depth) < 0)
                 return -1;
-            if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && errno != ENOTEMPTY)
-                return sbx_fail_errno(w->err, w->errlen, "wipe: rmdir");
         }
     }
+}
+
+int wipe_entry(int dirfd, const char *name, unsigned char type, int depth, char *err, size_t errlen)
+{
+    wipe w = { err, errlen };
+    bool dir = type == DT_DIR;
+    if (type == DT_UNKNOWN) {
+        struct stat st;
+        dir = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    return wipe_one(&w, dirfd, name, dir, depth);
 }
 
 int wipe_dir(int dirfd, char *err, size_t errlen)

@@ -339,17 +339,30 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Whether, once the zombies are reaped, the zygote has no child left. */
+static bool reaped_all(void)
+{
+    pid_t p;
+    while ((p = waitpid(-1, NULL, __WALL | WNOHANG)) > 0)
+        ;
+    return p < 0 && errno == ECHILD;
+}
+
 /* Kills and reaps until the zygote has no child: then, as PID 1, it is
- * alone in its namespace. -1 if some process outlives REAP_BOUND_MS. */
+ * alone in its namespace. -1 if some process outlives REAP_BOUND_MS.
+ * Every process of the namespace descends from its PID 1 (an orphan goes
+ * to it, or to a subreaper that descends from it; a process that is no
+ * one's child cannot fork), so a zygote without a child is alone, and
+ * the kill(-1), which walks every process of the machine, is skipped when
+ * the run's main process was its last. */
 static int empty_namespace(void)
 {
     uint64_t end = mono_ms() + REAP_BOUND_MS;
+    if (reaped_all())
+        return 0;
     for (;;) {
         kill(-1, SIGKILL);
-        pid_t p;
-        while ((p = waitpid(-1, NULL, __WALL | WNOHANG)) > 0)
-            ;
-        if (p < 0 && errno == ECHILD)
+        if (reaped_all())
             return 0;
         uint64_t now = mono_ms();
         if (now >= end)

@@ -1,0 +1,154 @@
+/* test_sandbox_threads.c -- a box's reader, watchdog and writer threads are
+ * made once and kept from run to run: they live exactly as long as the box,
+ * and each run still gets what fresh threads gave it (its own output, cut
+ * at its own cap; its own time limits; its own interaction). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "tests/lib/sandbox_fixtures.h"
+
+/* Threads of this process now. */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void run_hello(sbx_box *b)
+{
+    sbx_result r;
+    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_true(r.stdout_len > 0);
+    sbx_result_free(&r);
+}
+
+static int echo_cb(void *ctx, int stream, const void *buf, size_t len, sbx_reply *reply)
+{
+    (void)ctx;
+    (void)stream;
+    (void)buf;
+    (void)len;
+    sbx_reply_close(reply);
+    return 0;
+}
+
+static void run_interactive(sbx_box *b)
+{
+    const char *argv[] = { "/bin/sh", "-c", "echo ready; read x; echo done", NULL };
+    sbx_spec s = { .argv = argv, .interact = echo_cb };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(b, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(r.stdout_len, 11);
+    assert_memory_equal(r.stdout_buf, "ready\ndone\n", 11);
+    sbx_result_free(&r);
+}
+
+/* The first run makes the readers and the watchdog, an interactive run the
+ * writer; later runs make none; closing the box joins them all. */
+static void threads_live_as_long_as_the_box(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    int base = threads_now();
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    run_hello(b);
+    int after_one = threads_now();
+    assert_int_equal(after_one, base + 3);
+    for (int i = 0; i < 10; i++)
+        run_hello(b);
+    assert_int_equal(threads_now(), after_one);
+    run_interactive(b);
+    assert_int_equal(threads_now(), base + 4);
+    run_hello(b);
+    run_interactive(b);
+    assert_int_equal(threads_now(), base + 4);
+    sbx_box_close(b);
+    assert_int_equal(threads_now(), base);
+}
+
+/* Floods against small caps on either stream, between runs whose output
+ * is whole: each flood ends OUTPUT_LIMIT with exactly its cap kept, and
+ * nothing of one run's stream reaches the next. */
+static void kept_readers_cut_each_run_at_its_cap(void **state)
+{
+    (void)state;
+    static const char *const floods[] = { "yes_stdout", "yes_stderr", "yes_both" };
+    for (int i = 0; i < 9; i++) {
+        sbx_limits l;
+        sbx_limits_default(&l);
+        l.stdout_bytes = 1000 + 4096 * (uint64_t)i;
+        l.stderr_bytes = 3000 + 512 * (uint64_t)i;
+        sbx_result r;
+        assert_int_equal(sx_run_prog(floods[i % 3], NULL, &l, &r), 0);
+        sx_assert_status(&r, SBX_OUTPUT_LIMIT);
+        assert_true(r.stdout_len <= l.stdout_bytes && r.stderr_len <= l.stderr_bytes);
+        assert_true(r.stdout_len == l.stdout_bytes || r.stderr_len == l.stderr_bytes);
+        assert_true(r.stdout_truncated || r.stderr_truncated);
+        sbx_result_free(&r);
+        const char msg[] = "only this\n";
+        assert_int_equal(sx_run_prog_in(sx_box, "cat", NULL, NULL, msg, sizeof msg - 1, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        assert_int_equal(r.stdout_len, sizeof msg - 1);
+        assert_memory_equal(r.stdout_buf, msg, sizeof msg - 1);
+        assert_int_equal(r.stderr_len, 0);
+        assert_false(r.stdout_truncated || r.stderr_truncated);
+        sbx_result_free(&r);
+    }
+}
+
+/* The kept watchdog times each run from its own start: a CPU hog and a
+ * sleeper end at their limits, and a quick run after either is OK. */
+static void kept_watchdog_times_each_run(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        sbx_limits l;
+        sbx_limits_default(&l);
+        l.cpu_ms = 200;
+        l.wall_ms = 5000;
+        sbx_result r;
+        assert_int_equal(sx_run_prog("loop", NULL, &l, &r), 0);
+        sx_assert_status(&r, SBX_TIME_LIMIT);
+        assert_true(r.cpu_us >= 200000);
+        sbx_result_free(&r);
+        run_hello(sx_box);
+        l.cpu_ms = 1000;
+        l.wall_ms = 300;
+        
+        assert_int_equal(sx_run_prog("sleep", NULL, &l, &r), 0);
+        sx_assert_status(&r, SBX_WALL_TIME_LIMIT);
+        assert_true(r.wall_us >= 300000 && r.wall_us < 5000000);
+        sbx_result_free(&r);
+        run_interactive(sx_box);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(threads_live_as_long_as_the_box, sx_test_setup),
+        cmocka_unit_test_setup(kept_readers_cut_each_run_at_its_cap, sx_test_setup),
+        cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
+    };
+    return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
+}
