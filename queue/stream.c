@@ -88,27 +88,49 @@
     "  return out\n"                                                     \
     "end\n"
 
+/* A Lua function next_new(jobs, consumer, max, keep, call): one new entry
+ * read for the consumer without blocking, its fields cut (LUA_CUT) at max
+ * bytes to keep; false when none is waiting. `call` is redis.call, or
+ * redis.pcall where an error must not undo what the script already did
+ * (it then reads as none). Needs LUA_CUT. */
+#define LUA_NEXT_NEW                                                                         \
+    "local function next_new(jobs, consumer, max, keep, call)\n"                             \
+    "  local r = call('XREADGROUP', 'GROUP', 'workers', consumer, 'COUNT', 1, 'STREAMS', jobs, '>')\n" \
+    "  if not r or r.err then return false end\n"                                            \
+    "  local e = r[1][2][1]\n"                                                               \
+    "  return {e[1], cut(e[2], max, keep)}\n"                                                \
+    "end\n"
+
 /* Reads one new entry for the consumer without blocking, its fields cut
  * (LUA_CUT) at ARGV[2] bytes to ARGV[3]. Reply: nil, or {id, fields}. */
 static const q_script script_fetch = {
     "fetch",
     LUA_CUT
-    "local r = redis.call('XREADGROUP', 'GROUP', 'workers', ARGV[1], 'COUNT', 1, 'STREAMS', KEYS[1], '>')\n"
-    "if not r then return false end\n"
-    "local e = r[1][2][1]\n"
-    "return {e[1], cut(e[2], tonumber(ARGV[2]), tonumber(ARGV[3]))}\n",
+    LUA_NEXT_NEW
+    "return next_new(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), redis.call)\n",
 };
 
-/* Publishes a job's result if the caller still owns its entry.
- * Reply: 1 published, 0 not owned (nothing written). */
+/* Publishes a job's result if the caller still owns its entry; with
+ * ARGV[8] and ARGV[9] it then reads the consumer's next new entry as the
+ * fetch script does, cut at ARGV[8] bytes to ARGV[9]: a busy worker's
+ * whole cycle is this one round trip. The read comes after every write
+ * and cannot fail them (pcall).
+ * Reply: 0 not owned (nothing written, nothing read); 1 published (and
+ * no entry waiting, or none asked for); {id, fields} published, and the
+ * next entry is the consumer's. */
 static const q_script script_publish = {
     "publish",
+    LUA_CUT
+    LUA_NEXT_NEW
     "local jobs, stats, rate, results, reslist = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]\n"
     "local consumer, entry, job_id, status, result, ttl, maxlen =\n"
     "  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]\n"
     LUA_FENCE
     LUA_RETIRE
     LUA_DELIVER
+    "if ARGV[9] then\n"
+    "  return next_new(jobs, consumer, tonumber(ARGV[8]), tonumber(ARGV[9]), redis.pcall) or 1\n"
+    "end\n"
     "return 1\n",
 };
 
@@ -351,8 +373,9 @@ static int fetched(redisReply *r, bool scripted, size_t max_job, q_entry *out, c
     return 1;
 }
 
-int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
-            char *err, size_t errlen)
+/* What q_fetch and q_wait_job check first. */
+static int check_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, q_entry *out, char *err,
+                       size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (check_owner(prefix, consumer, NULL, err, errlen) < 0)
@@ -360,6 +383,53 @@ int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, s
     if (block_ms < 0 || block_ms > q_conn_block_max_ms(c))
         return q_fail(err, errlen, "queue: block_ms %d outside 0..%d (it must end before the "
                       "socket timeout)", block_ms, q_conn_block_max_ms(c));
+    return 0;
+}
+
+/* XREADGROUP ... BLOCK block_ms: the entry comes whole and is cut here. */
+static int wait_new(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
+                    char *err, size_t errlen)
+{
+    char jobs[Q_KEY_MAX], why[Q_ERR_LEN]; /* why is read back: the caller's err may be NULL */
+    q_mkkey(jobs, prefix, "jobs", NULL);
+    q_args a;
+    q_args_init(&a);
+    q_args_str(&a, "XREADGROUP");
+    q_args_str(&a, "GROUP");
+    q_args_str(&a, Q_GROUP);
+    q_args_str(&a, consumer);
+    q_args_str(&a, "COUNT");
+    q_args_str(&a, "1");
+    if (block_ms > 0) {
+        q_args_str(&a, "BLOCK");
+        q_args_ll(&a, block_ms);
+    }
+    q_args_str(&a, "STREAMS");
+    q_args_str(&a, jobs);
+    q_args_str(&a, ">");
+    redisReply *r = q_command(c, &a, why, sizeof why);
+    if (!r) /* someone deleted P:jobs or the group: heal, report no job */
+        return !strstr(why, "NOGROUP") ? q_fail(err, errlen, "%s", why) : q_group_ensure(c, prefix, err, errlen);
+    if (r->type == REDIS_REPLY_NIL) {
+        freeReplyObject(r);
+        return 0;
+    }
+    return fetched(r, false, max_job, out, err, errlen);
+}
+
+int q_wait_job(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
+               char *err, size_t errlen)
+{
+    if (check_fetch(c, prefix, consumer, block_ms, out, err, errlen) < 0)
+        return -1;
+    return block_ms == 0 ? 0 : wait_new(c, prefix, consumer, block_ms, max_job, out, err, errlen);
+}
+
+int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
+            char *err, size_t errlen)
+{
+    if (check_fetch(c, prefix, consumer, block_ms, out, err, errlen) < 0)
+        return -1;
     char jobs[Q_KEY_MAX];
     q_mkkey(jobs, prefix, "jobs", NULL);
     char why[Q_ERR_LEN]; /* read back below: the caller's err may be NULL */
@@ -380,31 +450,7 @@ int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, s
         freeReplyObject(r);
     else /* someone deleted P:jobs or the group: heal, report no job */
         return !strstr(why, "NOGROUP") ? q_fail(err, errlen, "%s", why) : q_group_ensure(c, prefix, err, errlen);
-    if (block_ms == 0)
-        return 0;
-    q_args a;
-    q_args_init(&a);
-    q_args_str(&a, "XREADGROUP");
-    q_args_str(&a, "GROUP");
-    q_args_str(&a, Q_GROUP);
-    q_args_str(&a, consumer);
-    q_args_str(&a, "COUNT");
-    q_args_str(&a, "1");
-    if (block_ms > 0) {
-        q_args_str(&a, "BLOCK");
-        q_args_ll(&a, block_ms);
-    }
-    q_args_str(&a, "STREAMS");
-    q_args_str(&a, jobs);
-    q_args_str(&a, ">");
-    r = q_command(c, &a, why, sizeof why);
-    if (!r)
-        return !strstr(why, "NOGROUP") ? q_fail(err, errlen, "%s", why) : q_group_ensure(c, prefix, err, errlen);
-    if (r->type == REDIS_REPLY_NIL) {
-        freeReplyObject(r);
-        return 0;
-    }
-    return fetched(r, false, max_job, out, err, errlen);
+    return block_ms == 0 ? 0 : wait_new(c, prefix, consumer, block_ms, max_job, out, err, errlen);
 }
 
 int q_claim(q_conn *c, const char *prefix, const char *consumer, long long idle_ms,
@@ -512,9 +558,12 @@ static void deliver_args(q_args *a, const q_delivery *res)
     q_args_ll(a, res->maxlen);
 }
 
-int q_publish(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
-              const q_delivery *res, char *err, size_t errlen)
+/* q_publish, and with `next` q_publish_next. */
+static int publish(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
+                   const q_delivery *res, size_t max_job, q_entry *next, char *err, size_t errlen)
 {
+    if (next)
+        memset(next, 0, sizeof *next);
     if (check_owner(prefix, consumer, entry_id, err, errlen) < 0 ||
         check_result(res, err, errlen) < 0)
         return -1;
@@ -529,7 +578,31 @@ int q_publish(q_conn *c, const char *prefix, const char *consumer, const char *e
     q_args_str(&a, consumer);
     q_args_str(&a, entry_id);
     deliver_args(&a, res);
-    return verdict(q_eval(c, &script_publish, 5, &a, err, errlen), "publish", err, errlen);
+    if (next) {
+        q_args_ll(&a, (long long)max_job);
+        q_args_ll(&a, Q_JOB_KEEP);
+    }
+    redisReply *r = q_eval(c, &script_publish, 5, &a, err, errlen);
+    if (!r || r->type != REDIS_REPLY_ARRAY)
+        return verdict(r, "publish", err, errlen);
+    if (!next)
+        return q_bad_reply(r, "the publish script", err, errlen);
+    /* Published either way: an entry that does not read as one (this
+     * script cannot send it) stays pending, for a claim, and err says so. */
+    (void)fetched(r, true, max_job, next, err, errlen);
+    return 1;
+}
+
+int q_publish(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
+              const q_delivery *res, char *err, size_t errlen)
+{
+    return publish(c, prefix, consumer, entry_id, res, 0, NULL, err, errlen);
+}
+
+int q_publish_next(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
+                   const q_delivery *res, size_t max_job, q_entry *next, char *err, size_t errlen)
+{
+    return publish(c, prefix, consumer, entry_id, res, max_job, next, err, errlen);
 }
 
 int q_dead(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,

@@ -22,9 +22,10 @@
  *   P:worker:<name> hash describing a live worker, with a TTL.
  *
  * DESIGN
- *   A job costs a worker two round trips: q_fetch (XREADGROUP) and
- *   q_publish (one Lua script that checks ownership, acks, deletes the
- *   entry, stores the result and bumps the counters atomically). A worker
+ *   A job costs a busy worker one round trip: q_publish_next, one Lua
+ *   script that checks ownership, acks, deletes the entry, stores the
+ *   result, bumps the counters and reads the next job. An idle worker
+ *   waits in q_fetch (XREADGROUP BLOCK) for its next one. A worker
  *   that lost its entry (it stalled; another worker claimed it) finds
  *   q_publish, q_dead and q_touch answer 0 and write nothing: results are
  *   fenced by the consumer-group PEL.
@@ -88,6 +89,13 @@ int q_group_ensure(q_conn *c, const char *prefix, char *err, size_t errlen);
 int q_fetch(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
             char *err, size_t errlen);
 
+/* q_fetch for a caller that has just seen the queue empty (q_publish_next
+ * brought no job): straight to XREADGROUP BLOCK, one round trip, the
+ * entry that arrives meanwhile read whole and cut here. Returns as
+ * q_fetch does (0 at once when block_ms is 0). */
+int q_wait_job(q_conn *c, const char *prefix, const char *consumer, int block_ms, size_t max_job, q_entry *out,
+               char *err, size_t errlen);
+
 /* Where q_claim resumes scanning the pending entries; zero it to start. */
 typedef struct q_cursor {
     char next[Q_ID_LEN];
@@ -133,6 +141,15 @@ typedef struct q_delivery {
  * round trip. Returns 1 published, 0 not owned (nothing written), -1. */
 int q_publish(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
               const q_delivery *res, char *err, size_t errlen);
+
+/* q_publish, and in the same round trip (after every write of it) the
+ * consumer's next new job, read as q_fetch reads one without blocking
+ * (cut at max_job): a busy worker's whole cycle is one round trip.
+ * Returns 1 published, with `next` filled when a job was waiting (else
+ * zeroed: next->reply is NULL); 0 not owned (nothing written, nothing
+ * read); -1. `next` is then the caller's to run and q_entry_free. */
+int q_publish_next(q_conn *c, const char *prefix, const char *consumer, const char *entry_id,
+                   const q_delivery *res, size_t max_job, q_entry *next, char *err, size_t errlen);
 
 /* A job that must not run again. P:dead gets the entry's own fields as
  * they are, read by the script (never sent by the worker): a value over

@@ -56,6 +56,35 @@ undocumented() {
 check "every metric served is documented in operations.md" '[ -z "$(undocumented)" ] || { undocumented; false; }'
 check "duration histogram counts every run" \
     '[ "$(metric gradeq_job_duration_seconds_count)" = "$(rcli hget gradeq:stats jobs)" ]'
+# 40 jobs waiting at once (one pipeline; each {id, argv} in msgpack by
+# hand, as the system python3 may lack the module): each result brings the next
+# job in the same round trip, so the job threads make about one per job
+# (two or more each when fetched apart).
+rt0=$(metric gradeq_redis_round_trips_total)
+j0=$(rcli hget gradeq:stats jobs)
+python3 -c '
+import socket, sys
+def fixstr(t):
+    return bytes([0xa0 | len(t)]) + t.encode()
+cmds = b""
+for i in range(40):
+    job = b"\x82" + fixstr("id") + fixstr("rt%d" % i) + fixstr("argv") + b"\x91" + fixstr("/bin/true")
+    args = [b"XADD", b"gradeq:jobs", b"*", b"job", job]
+    cmds += b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(cmds)
+got = b""
+while got.count(b"\r\n") < 80:  # 40 replies "$N", "<entry id>"
+    chunk = s.recv(65536)
+    if not chunk:
+        sys.exit("redis closed the connection")
+    got += chunk
+' "$SOCK"
+wait_jobs $((j0 + 40)) 60
+rt1=$(metric gradeq_redis_round_trips_total)
+check "40 waiting jobs: under 1.5 round trips each ($rt0 -> $rt1)" \
+    '[ -n "$rt1" ] && [ $((rt1 - rt0)) -ge 40 ] && [ $((rt1 - rt0)) -lt 60 ]'
 check "truncated stdout counted" '[ "$(metric "gradeq_output_truncated_total{stream=\"stdout\"}")" = 1 ]'
 check "unknown path is 404" '[ "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/x")" = 404 ]'
 check "bound to loopback by default (only a port given)" \

@@ -78,6 +78,18 @@ void bw_fresh_queue(redisContext *c, const char *prefix)
     bw_rdo(c, "XGROUP CREATE %s:jobs workers 0 MKSTREAM", prefix);
 }
 
+void bw_redis_counts(redisContext *c, bw_redis_count *out)
+{
+    redisReply *r = bw_rcmd(c, "INFO stats");
+    const char *reads = r->type == REDIS_REPLY_STRING ? strstr(r->str, "total_reads_processed:") : NULL;
+    const char *cmds = r->type == REDIS_REPLY_STRING ? strstr(r->str, "total_commands_processed:") : NULL;
+    if (!reads || !cmds)
+        bw_die("redis: INFO stats without total_reads_processed and total_commands_processed");
+    out->reads = strtoull(strchr(reads, ':') + 1, NULL, 10);
+    out->commands = strtoull(strchr(cmds, ':') + 1, NULL, 10);
+    freeReplyObject(r);
+}
+
 /* ------------------------------------------------------------ jobs */
 
 void bw_encode_job(msgpack_sbuffer *sb, const char *id, const char *const *argv, uint64_t stdout_cap)

@@ -30,6 +30,14 @@ long long bw_stat_get(redisContext *c, const char *prefix, const char *field);
 /* FLUSHALL, then the P:jobs stream and its group "workers". */
 void bw_fresh_queue(redisContext *c, const char *prefix);
 
+/* The server's request counters (INFO stats): reads of client requests,
+ * which is one per round trip of each client, and commands, those run by
+ * scripts included. */
+typedef struct bw_redis_count {
+    unsigned long long reads, commands;
+} bw_redis_count;
+void bw_redis_counts(redisContext *c, bw_redis_count *out);
+
 /* ---- jobs */
 
 extern const char *const bw_true_argv[]; /* { "/bin/true", NULL } */

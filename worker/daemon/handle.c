@@ -99,10 +99,16 @@ static sent send_result(wk_slot *s, const q_entry *e, q_delivery *d, const char 
     unsigned delay_ms = 50;
     sent rc;
     for (;; retried = true) {
+        /* The next job comes with the result unless the worker drains
+         * (checked as late as can be) or the thread claims first. */
+        bool next = s->want_next && !s->next.reply && !atomic_load(&w->stop);
         int r = dead_reason ? q_dead(s->conn, w->cfg.prefix, s->consumer, e->id, &dl, err, sizeof err)
+                : next      ? q_publish_next(s->conn, w->cfg.prefix, s->consumer, e->id, d,
+                                             (size_t)w->cfg.max_job_bytes, &s->next, err, sizeof err)
                             : q_publish(s->conn, w->cfg.prefix, s->consumer, e->id, d, err, sizeof err);
         if (r == 1) {
             rc = SENT;
+            s->saw_empty = next && !s->next.reply;
             if (dead_reason)
                 atomic_fetch_add(&w->dead_letters, 1);
             break;

@@ -125,16 +125,20 @@ static void build(wk_worker *w, page *p)
     put(p, "# HELP gradeq_sandbox_errors_total Runs that failed in the sandbox itself.\n"
            "# TYPE gradeq_sandbox_errors_total counter\ngradeq_sandbox_errors_total %llu\n",
         atomic_load(&w->metrics.sandbox_errors));
-    unsigned long long reconnects = 0;
-    for (unsigned i = 0; i < w->cfg.threads; i++)
+    unsigned long long reconnects = 0, round_trips = 0;
+    for (unsigned i = 0; i < w->cfg.threads; i++) {
         reconnects += atomic_load(&w->slots[i].reconnects);
-    put(p, "# HELP gradeq_redis_reconnects_total Reconnections to Redis by the job threads.\n"
+        round_trips += atomic_load(&w->slots[i].round_trips);
+    }
+    put(p, "# HELP gradeq_redis_round_trips_total Round trips to Redis by the job threads.\n"
+           "# TYPE gradeq_redis_round_trips_total counter\ngradeq_redis_round_trips_total %llu\n"
+           "# HELP gradeq_redis_reconnects_total Reconnections to Redis by the job threads.\n"
            "# TYPE gradeq_redis_reconnects_total counter\ngradeq_redis_reconnects_total %llu\n"
            "# HELP gradeq_redis_errors_total Failed Redis commands.\n"
            "# TYPE gradeq_redis_errors_total counter\ngradeq_redis_errors_total %llu\n"
            "# HELP gradeq_redis_auth_errors_total Of them, refused credentials or rights (WRONGPASS, NOPERM).\n"
            "# TYPE gradeq_redis_auth_errors_total counter\ngradeq_redis_auth_errors_total %llu\n",
-        reconnects, atomic_load(&w->redis_errors), atomic_load(&w->redis_auth_errors));
+        round_trips, reconnects, atomic_load(&w->redis_errors), atomic_load(&w->redis_auth_errors));
     put(p, "# HELP gradeq_output_bytes_total Output bytes captured.\n# TYPE gradeq_output_bytes_total counter\n"
            "gradeq_output_bytes_total{stream=\"stdout\"} %llu\ngradeq_output_bytes_total{stream=\"stderr\"} %llu\n"
            "# HELP gradeq_output_truncated_total Streams cut at their cap.\n"

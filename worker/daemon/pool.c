@@ -1,6 +1,13 @@
 /* pool.c -- the job threads: each owns a Redis connection and a sandbox
  * box, and loops fetch -> run -> publish until the worker drains.
  *
+ * A busy thread's publish brings its next job in the same round trip
+ * (q_publish_next, s->next); it fetches on its own only when that found
+ * none (then it goes straight to waiting: q_wait_job), the result was
+ * not published, or a claim is due. A job brought
+ * that way is run even when a drain began meanwhile: it was taken before
+ * the drain was seen, as one fetched is.
+ *
  * A thread blocks in XREADGROUP at most Q_BLOCK_MAX_MS, so a drain is
  * noticed within two seconds. Stale entries (their worker died: idle longer
  * than --claim-idle-ms) are claimed before new ones, every half claim
@@ -72,10 +79,14 @@ static void *job_thread(void *arg)
     uint64_t claim_every = w->cfg.claim_idle_ms / 2 > 200 ? w->cfg.claim_idle_ms / 2 : 200, next_claim = 0;
     int block_ms = Q_BLOCK_MAX_MS;
     s->conn = wk_connect(w, s->consumer);
-    while (s->conn && !atomic_load(&w->stop)) {
+    while (s->conn && !atomic_load(&w->hard) && (s->next.reply || !atomic_load(&w->stop))) {
         q_entry e = { 0 };
         int rc = 0;
-        if (now_ms() >= next_claim) {
+        if (s->next.reply) {
+            e = s->next;
+            memset(&s->next, 0, sizeof s->next);
+            rc = 1;
+        } else if (now_ms() >= next_claim) {
             rc = q_claim(s->conn, w->cfg.prefix, s->consumer, (long long)w->cfg.claim_idle_ms, &cursor,
                          (size_t)w->cfg.max_job_bytes, &e, err, sizeof err);
             /* After a successful claim, claim again at once: a dead
@@ -87,15 +98,21 @@ static void *job_thread(void *arg)
             }
         }
         if (rc == 0)
-            rc = q_fetch(s->conn, w->cfg.prefix, s->consumer, block_ms, (size_t)w->cfg.max_job_bytes, &e, err,
-                         sizeof err);
+            rc = (s->saw_empty ? q_wait_job : q_fetch)(s->conn, w->cfg.prefix, s->consumer, block_ms,
+                                                      (size_t)w->cfg.max_job_bytes, &e, err, sizeof err);
+        s->saw_empty = false;
+        s->want_next = now_ms() < next_claim;
         if (rc == 1)
             wk_handle(s, &e);
         else if (rc < 0 && !atomic_load(&w->stop))
             wk_redis_failed(w, s->consumer, err);
         q_entry_free(&e);
         atomic_store(&s->reconnects, q_conn_reconnects(s->conn));
+        atomic_store(&s->round_trips, q_conn_round_trips(s->conn));
     }
+    /* On abort a job brought but not begun stays pending, as the killed
+     * ones do, for a claim. */
+    q_entry_free(&s->next);
     q_conn_close(s->conn);
     s->conn = NULL;
     atomic_store(&s->running, false);

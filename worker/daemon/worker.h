@@ -5,6 +5,7 @@
 #define GRADEQ_WORKER_WORKER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -29,10 +30,17 @@ typedef struct wk_slot {
                                     * on first use (wk_slot_ibox); an abort
                                     * reads it from another thread */
     q_conn *conn;
+    bool want_next;                /* the job thread's: a result it publishes
+                                    * may bring its next job (q_publish_next) */
+    q_entry next;                  /* the job thread's: that next job, run
+                                    * before any other is fetched */
+    bool saw_empty;                /* the job thread's: that publish found
+                                    * no job waiting (q_wait_job next) */
     pthread_mutex_t mu;            /* guards entry: the heartbeat reads it */
     char entry[Q_ID_LEN];          /* the entry running now, "" when idle */
     atomic_bool lost;              /* another worker took the running entry */
     atomic_ulong reconnects;       /* of its connection, for the metrics */
+    atomic_ulong round_trips;      /* of its connection, for the metrics */
     atomic_bool running;           /* the thread has not returned */
 } wk_slot;
 
