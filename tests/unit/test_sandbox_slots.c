@@ -2,7 +2,7 @@
  * that share no lock file: containers and pods each have a /run/gradeq of
  * their own. Here every host gets a state directory of its own, as each
  * container would, and the uids 61000 + N and a cgroup name that no worker
- * on this machine uses, so the test meets no one else's slots. Two such
+ * uses, so the test meets no one else's slots. Two such
  * hosts never take one slot (the uid is claimed machine-wide), not even
  * from another process in new mount, IPC, network, UTS and PID
  * namespaces; a released slot is free again at once; and runs in the two
