@@ -33,6 +33,8 @@
 #define DEFAULT_BACKOFF_MIN_MS 50
 #define DEFAULT_BACKOFF_MAX_MS 2000
 #define STOP_POLL_MS 20 /* how soon a sleeping reconnect notices the stop flag */
+#define BIG_SEND (1u << 20) /* a round trip sending more waits longer (redis.h) */
+#define BYTES_PER_MS 4096
 
 /* ---------------------------------------------------------------- time */
 
@@ -123,7 +125,7 @@ static void disconnect(q_conn *c)
 static void io_failed(q_conn *c, int saved_errno, char *err, size_t errlen)
 {
     if (c->ctx->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK))
-        (void)q_fail(err, errlen, "redis: timeout after %d ms", c->opts.command_timeout_ms);
+        (void)q_fail(err, errlen, "redis: timeout after %d ms", c->timeout_ms);
     else if (c->ctx->err == REDIS_ERR_EOF ||
              (c->ctx->err == REDIS_ERR_IO && (saved_errno == EPIPE || saved_errno == ECONNRESET)))
         /* EOF on read, or EPIPE/ECONNRESET on write (a unix socket's peer
@@ -177,7 +179,7 @@ static int send_scatter(q_conn *c, const q_args *a, char *err, size_t errlen)
         if (w < 0) {
             int e = errno;
             if (e == EAGAIN || e == EWOULDBLOCK)
-                (void)q_fail(err, errlen, "redis: timeout after %d ms", c->opts.command_timeout_ms);
+                (void)q_fail(err, errlen, "redis: timeout after %d ms", c->timeout_ms);
             else
                 (void)q_fail(err, errlen, "redis %s: %s", c->where,
                              e == EPIPE || e == ECONNRESET ? "connection closed by server" : strerror(e));
@@ -205,13 +207,37 @@ static int send_scatter(q_conn *c, const q_args *a, char *err, size_t errlen)
 
 /* Writes `n` commands and reads their `n` replies: one round trip on the
  * live context. On failure no reply is left allocated. */
+/* Gives the context a socket timeout of `ms` unless it has it already. */
+static int set_timeout(q_conn *c, int ms, char *err, size_t errlen)
+{
+    if (c->timeout_ms == ms)
+        return 0;
+    if (redisSetTimeout(c->ctx, tv_ms(ms)) != REDIS_OK) {
+        io_failed(c, errno, err, errlen);
+        return -1;
+    }
+    c->timeout_ms = ms;
+    return 0;
+}
+
 static int exchange(q_conn *c, size_t n, const q_args *const *cmds, redisReply **replies,
                     char *err, size_t errlen)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
         if (cmds[i]->overflow)
             return q_fail(err, errlen, "redis: more than %d arguments or %d integers in a command",
                           Q_ARGS_MAX, Q_ARGS_NUMS);
+        for (int j = 0; j < cmds[i]->argc; j++)
+            bytes += cmds[i]->len[j];
+    }
+    /* Redis answers a big command only once it has run it: the wait grows
+     * with the bytes (bounded: a timeout never exceeds INT_MAX ms). */
+    long long want = c->opts.command_timeout_ms;
+    if (bytes > BIG_SEND)
+        want += (long long)(bytes / BYTES_PER_MS);
+    if (set_timeout(c, want < INT_MAX ? (int)want : INT_MAX, err, errlen) < 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         if (has_scatter(cmds[i])) {
             if (send_scatter(c, cmds[i], err, errlen) < 0)
@@ -300,6 +326,7 @@ static int connect_once(q_conn *c, char *err, size_t errlen)
         return -1;
     }
     c->ctx = ctx;
+    c->timeout_ms = c->opts.command_timeout_ms;
     return handshake(c, err, errlen);
 }
 

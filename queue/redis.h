@@ -65,7 +65,12 @@ int q_redis_url_parse(const char *url, q_redis_addr *out, char *err, size_t errl
 
 typedef struct q_conn_opts {
     int connect_timeout_ms; /* 0: 2000 */
-    int command_timeout_ms; /* 0: 5000; each command's socket timeout */
+    int command_timeout_ms; /* 0: 5000; each command's socket timeout, plus
+                             * 1 ms per 4 KiB sent in a round trip that
+                             * sends more than 1 MiB (Redis is silent while
+                             * it runs a big command: a 48 MiB job takes a
+                             * submit script 0.15 s on a fast host, seconds
+                             * on a slow one) */
     int reconnect_wait_ms;  /* 0: 5000; longest a command waits for a reconnect */
     int backoff_min_ms;     /* 0: 50; first delay between connect attempts */
     int backoff_max_ms;     /* 0: 2000; the delay doubles up to this (and

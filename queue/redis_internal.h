@@ -22,6 +22,7 @@ struct q_conn {
     char client_name[65];
     char where[300];           /* "127.0.0.1:6379" or "unix:/path", for messages */
     redisContext *ctx;         /* NULL while disconnected */
+    int timeout_ms;            /* the socket timeout ctx has now (see exchange) */
     int delay_ms;              /* backoff to apply if the next attempt fails */
     struct timespec next_try;  /* CLOCK_MONOTONIC: no connect attempt before */
     char last_err[Q_ERR_LEN];  /* why the last connect attempt failed */

@@ -52,6 +52,24 @@ static void test_submit_refuses_when_full(void **state)
     q_conn_close(c);
 }
 
+/* Redis answers a submit only once its script has copied the job: a big
+ * job under a short command timeout timed out (a 48 MiB file under the
+ * default 5 s on an emulated guest). The wait grows with the bytes sent. */
+static void test_big_submit_waits_for_its_bytes(void **state)
+{
+    (void)state;
+    q_conn *c = sf_open(&(q_conn_opts){ .command_timeout_ms = 50 });
+    size_t len = (size_t)64 << 20;
+    char *job = malloc(len), err[Q_ERR_LEN] = "", id[Q_ID_LEN];
+    assert_non_null(job);
+    memset(job, 'j', len);
+    assert_int_equal(q_submit(c, P, job, len, 0, id, err, sizeof err), 1);
+    assert_int_equal(LL(c, "XLEN", P ":jobs"), 1);
+    assert_int_equal(q_conn_reconnects(c), 0);
+    free(job);
+    q_conn_close(c);
+}
+
 /* A worker on its own connection: fetches one job, publishes its bytes. */
 static void *worker_thread(void *arg)
 {
@@ -305,6 +323,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_submit_refuses_when_full),
+        T(test_big_submit_waits_for_its_bytes),
         T(test_wait_result),
         T(test_worker_registry),
         T(test_stats),
