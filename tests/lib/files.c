@@ -37,7 +37,12 @@ char *tl_read_prog(const char *name, size_t *len)
 char *tl_mkdtemp(char *buf, size_t len, const char *prefix)
 {
     const char *tmp = getenv("TMPDIR");
-    int n = snprintf(buf, len, "%s/%s", tmp && tmp[0] ? tmp : "/tmp", prefix);
+    return tl_mkdtemp_in(buf, len, tmp && tmp[0] ? tmp : "/tmp", prefix);
+}
+
+char *tl_mkdtemp_in(char *buf, size_t len, const char *parent, const char *prefix)
+{
+    int n = snprintf(buf, len, "%s/%s", parent, prefix);
     if (n < 0 || (size_t)n + 7 > len) {
         errno = ENAMETOOLONG;
         return NULL;

@@ -12,5 +12,7 @@ char *tl_read_prog(const char *name, size_t *len);
 /* A new directory $TMPDIR/PREFIX + six random characters (mkdtemp) in buf;
  * NULL with errno on failure or when it would not fit. */
 char *tl_mkdtemp(char *buf, size_t len, const char *prefix);
+/* The same under PARENT instead of $TMPDIR. */
+char *tl_mkdtemp_in(char *buf, size_t len, const char *parent, const char *prefix);
 
 #endif

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "tests/lib/files.h"
 #include "tests/lib/host_file.h"
 #include "tests/lib/sandbox_fixtures.h"
 
@@ -292,8 +293,9 @@ static void sh_in(sbx_host *h, const char *script, char *out, size_t size)
 static void read_only_paths(void **state)
 {
     (void)state;
-    char dir[] = "/var/tmp/gradeq-ro.XXXXXX", file[80], single[80], script[600], out[256], err[SBX_ERR_LEN];
-    assert_non_null(mkdtemp(dir));
+    /* Not under $TMPDIR: /tmp is one of the box's own trees. */
+    char dir[64], file[80], single[80], script[600], out[256], err[SBX_ERR_LEN];
+    assert_non_null(tl_mkdtemp_in(dir, sizeof dir, "/var/tmp", "gradeq-ro."));
     assert_int_equal(chmod(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/data", dir);
     snprintf(single, sizeof single, "%s.cfg", dir);
