@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "queue/err.h"
+#include "queue/prescan.h"
 
 void q_enc_init(q_enc *e, msgpack_sbuffer *out, const char *what, char *err, size_t errlen)
 {
@@ -131,4 +132,15 @@ char *q_dup_bytes(const char *p, size_t n)
         s[n] = '\0';
     }
     return s;
+}
+
+int q_unpack_result(const void *buf, size_t len, msgpack_unpacked *out, char *err, size_t errlen)
+{
+    char why[Q_ERR_LEN];
+    q_bounds b;
+    q_bounds_default(&b);
+    b.max_job_bytes = Q_RESULT_BYTES_MAX;
+    if (q_unpack(buf, len, &b, out, why, sizeof why) < 0)
+        return q_fail(err, errlen, "result: %s", why);
+    return 0;
 }

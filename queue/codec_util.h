@@ -69,4 +69,9 @@ const char *q_quote(char out[Q_QUOTE_LEN], const char *p, size_t n);
 /* A NUL-terminated malloc'ed copy of p[0..n), or NULL when out of memory. */
 char *q_dup_bytes(const char *p, size_t n);
 
+/* q_unpack of a result (either kind) under the default bounds with the
+ * result's size cap; the message starts "result: ". Initialises *out
+ * whatever it returns, as q_unpack does. */
+int q_unpack_result(const void *buf, size_t len, msgpack_unpacked *out, char *err, size_t errlen);
+
 #endif

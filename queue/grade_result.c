@@ -341,17 +341,10 @@ static int decode_grade(const msgpack_object *root, size_t len, q_grade_result *
 
 int q_grade_result_decode(const void *buf, size_t len, q_grade_result *out, char *err, size_t errlen)
 {
-    char why[Q_ERR_LEN];
     msgpack_unpacked up;
-    q_bounds b;
-    int rc;
-
     memset(out, 0, sizeof *out);
-    q_bounds_default(&b);
-    b.max_job_bytes = Q_RESULT_BYTES_MAX;
-    if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
-        rc = q_fail(err, errlen, "result: %s", why);
-    else
+    int rc = q_unpack_result(buf, len, &up, err, errlen);
+    if (rc == 0)
         rc = decode_grade(&up.data, len, out, err, errlen);
     msgpack_unpacked_destroy(&up);
     if (rc < 0)

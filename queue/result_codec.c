@@ -403,18 +403,11 @@ static int decode_root(dec *d, const msgpack_object *root, size_t len, q_result 
 
 int q_result_decode(const void *buf, size_t len, q_result *out, char *err, size_t errlen)
 {
-    char why[Q_ERR_LEN];
     msgpack_unpacked up;
-    q_bounds b;
     dec d = {.pre = "", .err = err, .errlen = errlen};
-    int rc;
-
     memset(out, 0, sizeof *out);
-    q_bounds_default(&b);
-    b.max_job_bytes = Q_RESULT_BYTES_MAX;
-    if (q_unpack(buf, len, &b, &up, why, sizeof why) < 0)
-        rc = q_fail(err, errlen, "result: %s", why);
-    else
+    int rc = q_unpack_result(buf, len, &up, err, errlen);
+    if (rc == 0)
         rc = decode_root(&d, &up.data, len, out);
     msgpack_unpacked_destroy(&up);
     if (rc < 0)
