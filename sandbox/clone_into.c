@@ -12,7 +12,9 @@
  * The zygote's seccomp filter lets clone3 through (the zygote is the one
  * caller); every run then adds zy_no_clone3, which fails the program's
  * clone3 with ENOSYS (its flags live in memory BPF cannot read: glibc falls
- * back to clone, whose flags the main filter checks).
+ * back to clone, whose flags the main filter checks). Where runs are not
+ * born this way (cgroup v1, no cgroup) the zygote loads zy_no_clone3 into
+ * itself once instead (zy_clone3_used).
  */
 #include <errno.h>
 #include <linux/sched.h>

@@ -349,7 +349,8 @@ static void setup_privileges(void)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         fail_step("PR_SET_NO_NEW_PRIVS");
     if (zy_cfg->host->seccomp &&
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_cfg->host->bpf) < 0)
+        (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_cfg->host->bpf) < 0 ||
+         (!zy_clone3_used() && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_no_clone3) < 0)))
         fail_step("loading the seccomp filter");
 }
 

@@ -24,6 +24,16 @@ static inline bool zy_join_memcg(void)
     return zy_cfg->host->cg.version == CG_V1;
 }
 
+/* v2: each run is born in its cgroup by the zygote's clone3 (clone_into.c),
+ * so the run, not the zygote, loads zy_no_clone3. Elsewhere the zygote
+ * never calls clone3 and loads that filter into itself once: the runs
+ * inherit it, and none pays for a filter of its own (the kernel checks and
+ * compiles each one loaded, and frees it after the run's exit). */
+static inline bool zy_clone3_used(void)
+{
+    return zy_cfg->host->cg.version == CG_V2;
+}
+
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);
 

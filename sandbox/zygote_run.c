@@ -189,7 +189,7 @@ static int child_main(void *arg)
         if (drop_to_slot_uid() < 0)
             child_fail("dropping to the slot's uid");
     }
-    if (zy_cfg->host->seccomp && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_no_clone3) < 0)
+    if (zy_cfg->host->seccomp && zy_clone3_used() && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &zy_no_clone3) < 0)
         child_fail("loading the run's seccomp filter");
     if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         child_fail("sigprocmask");

@@ -4,7 +4,7 @@
  * v1 subtracts the zygote's charge), a program that ran never reports 0
  * bytes, and memory the program parks in the kernel (loopback TCP queues)
  * is held to its limit; the clone3 that starts runs stays the zygote's
- * alone; a placed file cannot serve as memory; the memory verdict counts
+ * alone, and where the zygote needs none its filter is loaded once; a placed file cannot serve as memory; the memory verdict counts
  * page cache reclaimed at the limit only when the run also ran out of CPU
  * there; the files a run read stay cached for the next run (a runtime's
  * libraries) without loosening its limit. Real runs of tests/progs in one
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/internal.h"
 #include "sandbox/sandbox.h"
 #include "tests/lib/files.h"
 #include "tests/lib/host_file.h"
@@ -137,6 +138,38 @@ static void clone3_refused(void **state)
     assert_int_equal(r.stdout_len, strlen("clone3 errno=ENOSYS\n"));
     assert_memory_equal(r.stdout_buf, "clone3 errno=ENOSYS\n", r.stdout_len);
     sbx_result_free(&r);
+}
+
+/* The count on the "Seccomp_filters:" line of a /proc/.../status text. */
+static int filters_in(const char *status)
+{
+    const char *p = status ? strstr(status, "Seccomp_filters:") : NULL;
+    return p ? atoi(p + strlen("Seccomp_filters:")) : -1;
+}
+
+/* A program runs under the main filter and the clone3 one. On v2 the
+ * zygote starts runs with clone3, so each run loads the second; elsewhere
+ * the zygote never calls clone3 and carries both itself, and no run pays
+ * for loading (and the kernel for freeing) a filter of its own. */
+static void clone3_filter_loaded_once(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/cat", "/proc/self/status", NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(sx_box, &s, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    assert_int_equal(filters_in(r.stdout_buf), 2);
+    sbx_result_free(&r);
+    char path[64], status[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)sx_box->zygote);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(status, 1, sizeof status - 1, f);
+    fclose(f);
+    status[n] = 0;
+    assert_int_equal(filters_in(status), sx_host->cg.version == CG_V2 ? 1 : 2);
 }
 
 /* A placed file is the caller's memory, not the run's: a 48 MiB input
@@ -258,6 +291,7 @@ int main(void)
         cmocka_unit_test_setup(hello_never_zero, sx_test_setup),
         cmocka_unit_test_setup(tcp_buffers_held_to_limit, sx_test_setup),
         cmocka_unit_test_setup(clone3_refused, sx_test_setup),
+        cmocka_unit_test_setup(clone3_filter_loaded_once, sx_test_setup),
         cmocka_unit_test_setup(placed_file_is_not_memory, sx_test_setup),
         cmocka_unit_test_setup(page_cache_at_limit_is_not_out_of_memory, sx_test_setup),
         cmocka_unit_test_setup(out_of_cpu_at_memory_limit, sx_test_setup),
