@@ -214,6 +214,8 @@ int uid_claim(uid_t uid, char *err, size_t errlen);
 
 /* ---- zygote.c / box.c: the messages between caller and zygote -------- */
 
+/* A RUN is answered by EXEC_FAILED, or by STARTED (without namespaces
+ * only: its pid) and then EXITED. */
 enum { ZY_READY = 1, ZY_RUN, ZY_KILL, ZY_STARTED, ZY_EXEC_FAILED, ZY_EXITED };
 
 #define ZY_STRINGS_MAX SBX_EXEC_BYTES_MAX /* argv + env bytes in one request */

@@ -7,7 +7,9 @@
  *      anyone, and one that closes it changes nothing), or /dev/null
  *   3. limits into the slot's cgroup, counters reset
  *   4. the zygote spawns the program; the box's two reader threads and
- *      its watchdog are given the run (box_threads.c: made once per box)
+ *      its watchdog are given the run (box_threads.c: made once per box),
+ *      in namespaces at once: the zygote's one answer comes at the end
+ *      (EXITED, or EXEC_FAILED when the program never started)
  *   5. the main process exits (or is killed): every other process of the
  *      run is killed, the readers reach EOF
  *   6. accounting read, verdict decided, /box and /tmp wiped
@@ -268,8 +270,27 @@ static void stop_readers(sbx_box *b, cap_stream cap[2], bool gone)
         one = 0;
 }
 
-/* Steps 5 and 6 for a run whose program started. *rebuild: the run left
- * what the zygote could not clear. */
+/* The zygote could not start the program (m: EXEC_FAILED): EXEC_ERROR
+ * when exec itself failed (a missing file, no permission: the program's
+ * own), else SANDBOX_ERROR. */
+static int exec_failed(sbx_result *r, const sbx_spec *spec, zy_msg *m, uint64_t start_ns)
+{
+    m->what[sizeof m->what - 1] = 0;
+    char shown[80];
+    sbx_quote(shown, sizeof shown, spec->argv[0]);
+    snprintf(r->error, sizeof r->error, "%s %s: %s", m->what, shown, strerror(m->err));
+    if (strcmp(m->what, "exec") != 0)
+        return sandbox_error(r, r->error);
+    r->status = SBX_EXEC_ERROR;
+    r->end_ns = run_now_ns();
+    r->wall_us = (r->end_ns - start_ns) / 1000;
+    return 0;
+}
+
+/* Steps 5 and 6 for a run whose program was sent (in namespaces its
+ * threads start before the zygote says whether it started: its one
+ * message is EXITED or EXEC_FAILED). *rebuild: the run left what the
+ * zygote could not clear. */
 static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sbx_result *r, bool *rebuild)
 {
     zy_msg exit = { 0 };
@@ -277,7 +298,8 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     int rc = box_recv(b, &exit, err, sizeof err);
     uint64_t end = run_now_ns();
     wd_stop(wd);
-    if (rc == 0 && exit.op != ZY_EXITED)
+    bool never_ran = rc == 0 && b->ns && exit.op == ZY_EXEC_FAILED;
+    if (rc == 0 && exit.op != ZY_EXITED && !never_ran)
         rc = sbx_fail(err, sizeof err, "unexpected message %u from the zygote", exit.op);
     bool ns = b->ns;
     if (rc < 0)
@@ -300,6 +322,11 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     ia_stop(st);
     if (rc < 0)
         box_stop(b);
+    if (never_ran) {
+        for (int i = 0; i < 2; i++)
+            cap_unmap(cap[i].buf, cap[i].size);
+        return exec_failed(r, st->spec, &exit, st->start_ns);
+    }
     r->wall_us = (end - st->start_ns) / 1000;
     uint64_t killed = atomic_load(&st->kill_ns);
     r->end_ns = killed && killed < end ? killed : end;
@@ -358,21 +385,12 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     st->wall_deadline_ns = st->start_ns + wall * 1000000ull;
     int rc = box_send_run(b, spec, io.give, r->error, sizeof r->error);
     close_fds(io.give, 3);
-    zy_msg m = { 0 };
-    if (rc == 0)
+    zy_msg m = { .op = ZY_STARTED };
+    if (rc == 0 && !b->ns)
         rc = box_recv(b, &m, r->error, sizeof r->error);
     if (rc == 0 && m.op == ZY_EXEC_FAILED) {
         close_fds((int[]){ io.read_out, io.read_err, io.reply }, 3);
-        m.what[sizeof m.what - 1] = 0;
-        char shown[80];
-        sbx_quote(shown, sizeof shown, spec->argv[0]);
-        snprintf(r->error, sizeof r->error, "%s %s: %s", m.what, shown, strerror(m.err));
-        if (strcmp(m.what, "exec") != 0)
-            return sandbox_error(r, r->error);
-        r->status = SBX_EXEC_ERROR;
-        r->end_ns = run_now_ns();
-        r->wall_us = (r->end_ns - st->start_ns) / 1000;
-        return 0;
+        return exec_failed(r, spec, &m, st->start_ns);
     }
     if (rc == 0 && m.op != ZY_STARTED)
         rc = sbx_fail(r->error, sizeof r->error, "unexpected message %u from the zygote", m.op);

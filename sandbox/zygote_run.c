@@ -245,6 +245,10 @@ static void reply(const zy_msg *m)
         _exit(1);
 }
 
+/* Answers a request: EXEC_FAILED, or STARTED with the pid where the
+ * caller needs one (no PID namespace). In namespaces a run that started
+ * is answered by its EXITED alone: one message, one wake-up of the
+ * caller, per run. */
 static void spawn(size_t n, int nfds)
 {
     zy_msg m = { .op = ZY_EXEC_FAILED };
@@ -271,7 +275,8 @@ static void spawn(size_t n, int nfds)
     }
     for (int i = 0; i < nfds && i < 4; i++)
         close(run_fds[i]);
-    reply(&m);
+    if (m.op != ZY_STARTED || !zy_cfg->ns)
+        reply(&m);
 }
 
 static void reap(void);

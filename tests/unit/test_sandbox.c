@@ -2,16 +2,22 @@
  * hostile programs of tests/progs (each copied into /box as ./prog, as a
  * job would be). The fixture (tests/lib/sandbox_fixtures.c) opens the host
  * with require_isolation and gives each test an alarm() as its outer bound.
+ * Also: the zygote's answers to a run, one per run in namespaces.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "sandbox/internal.h"
 #include "sandbox/sandbox.h"
 #include "tests/lib/files.h"
 #include "tests/lib/sandbox_fixtures.h"
@@ -193,6 +199,50 @@ static void missing_program_exec_error(void **state)
     sbx_result_free(&r);
 }
 
+/* Sends argv to the box's zygote as a run, stdout and stderr to a pipe;
+ * returns the zygote's first answer (and checks none follows it when
+ * it is not STARTED). */
+static uint32_t zygote_answer(const char *path)
+{
+    char err[SBX_ERR_LEN];
+    const char *argv[] = { path, NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    assert_true(in >= 0);
+    int give[3] = { in, p[1], p[1] };
+    assert_int_equal(box_send_run(sx_box, &s, give, err, sizeof err), 0);
+    close(in);
+    close(p[1]);
+    zy_msg m;
+    assert_int_equal(box_recv(sx_box, &m, err, sizeof err), 0);
+    if (m.op != ZY_STARTED) {
+        char left;
+        assert_int_equal(recv(sx_box->sock, &left, 1, MSG_DONTWAIT), -1);
+        assert_int_equal(errno, EAGAIN);
+    }
+    close(p[0]);
+    return m.op;
+}
+
+/* In namespaces the zygote answers each run once, when it is over: EXITED
+ * for a program that ran, EXEC_FAILED for one that never started (no
+ * STARTED before either, which woke the caller once more per run). */
+static void zygote_answers_a_run_once(void **state)
+{
+    (void)state;
+    assert_true(sx_box->ns);
+    assert_int_equal(zygote_answer("/bin/true"), ZY_EXITED);
+    assert_int_equal(zygote_answer("/nonexistent"), ZY_EXEC_FAILED);
+    assert_int_equal(zygote_answer("/bin/true"), ZY_EXITED);
+    sbx_result r;
+    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    sx_assert_status(&r, SBX_OK);
+    sbx_result_free(&r);
+}
+
 static void write_big_file_limit(void **state)
 {
     (void)state;
@@ -261,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup(self_sigxcpu_is_signaled, sx_test_setup),
         cmocka_unit_test_setup(exit3_runtime_error, sx_test_setup),
         cmocka_unit_test_setup(missing_program_exec_error, sx_test_setup),
+        cmocka_unit_test_setup(zygote_answers_a_run_once, sx_test_setup),
         cmocka_unit_test_setup(write_big_file_limit, sx_test_setup),
         cmocka_unit_test_setup(self_sigxfsz_is_signaled, sx_test_setup),
     };
