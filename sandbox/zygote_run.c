@@ -279,7 +279,7 @@ static void spawn(size_t n, int nfds)
         reply(&m);
 }
 
-static void reap(void);
+static bool reap(void);
 
 static int killer_main(void *arg)
 {
@@ -337,6 +337,15 @@ static void kill_run(void)
         waitpid(k, NULL, 0);
 }
 
+/* Empties the SIGCHLD signalfd, several at a read: a short read says it
+ * is empty. */
+static void drain_signals(void)
+{
+    struct signalfd_siginfo si[8];
+    while (read(sig_fd, si, sizeof si) == sizeof si)
+        ;
+}
+
 static uint64_t mono_ms(void)
 {
     struct timespec ts;
@@ -359,11 +368,12 @@ static bool reaped_all(void)
  * to it, or to a subreaper that descends from it; a process that is no
  * one's child cannot fork), so a zygote without a child is alone, and
  * the kill(-1), which walks every process of the machine, is skipped when
- * the run's main process was its last. */
-static int empty_namespace(void)
+ * the run's main process was its last. childless: the reaping just before
+ * found no child left. */
+static int empty_namespace(bool childless)
 {
     uint64_t end = mono_ms() + REAP_BOUND_MS;
-    if (reaped_all())
+    if (childless || reaped_all())
         return 0;
     for (;;) {
         kill(-1, SIGKILL);
@@ -373,11 +383,8 @@ static int empty_namespace(void)
         if (now >= end)
             return -1;
         struct pollfd pf = { sig_fd, POLLIN, 0 };
-        if (poll(&pf, 1, (int)(end - now)) > 0) {
-            struct signalfd_siginfo si;
-            while (read(sig_fd, &si, sizeof si) == sizeof si)
-                ;
-        }
+        if (poll(&pf, 1, (int)(end - now)) > 0)
+            drain_signals();
     }
 }
 
@@ -386,23 +393,25 @@ static int empty_namespace(void)
 static int empty_sysv(void)
 {
     struct shm_info shm;
+    struct seminfo sem;
+    struct msginfo msg;
     int max = shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&shm);
+    int smax = semctl(0, 0, SEM_INFO, (void *)&sem);
+    int mmax = msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&msg);
+    if (max >= 0 && smax >= 0 && mmax >= 0 && !shm.used_ids && !sem.semusz && !msg.msgpool)
+        return 0; /* the usual run: none made */
     for (int i = 0; max >= 0 && shm.used_ids && i <= max; i++) {
         struct shmid_ds ds;
         int id = shmctl(i, SHM_STAT, &ds);
         if (id >= 0)
             shmctl(id, IPC_RMID, NULL);
     }
-    struct seminfo sem;
-    int smax = semctl(0, 0, SEM_INFO, (void *)&sem);
     for (int i = 0; smax >= 0 && sem.semusz && i <= smax; i++) {
         struct semid_ds ds;
         int id = semctl(i, 0, SEM_STAT, &ds);
         if (id >= 0)
             semctl(id, 0, IPC_RMID);
     }
-    struct msginfo msg;
-    int mmax = msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&msg);
     for (int i = 0; mmax >= 0 && msg.msgpool && i <= mmax; i++) {
         struct msqid_ds ds;
         int id = msgctl(i, MSG_STAT, &ds);
@@ -494,12 +503,12 @@ static int restart_pids(void)
 }
 
 /* The main process is gone: in namespaces the rest dies and the box is
- * checked before the exit is reported. */
-static void end_run(void)
+ * checked before the exit is reported. childless: as empty_namespace. */
+static void end_run(bool childless)
 {
     exited = false;
     if (zy_cfg->ns) {
-        if (empty_namespace() < 0 || restart_pids() < 0)
+        if (empty_namespace(childless) < 0 || restart_pids() < 0)
             exit_msg.dirty |= ZY_DIRTY_PROCESSES;
         else if (empty_sysv() < 0 || empty_mqueue() < 0)
             exit_msg.dirty |= ZY_DIRTY_IPC;
@@ -532,19 +541,20 @@ static void on_request(void)
     else if ((size_t)n >= sizeof(uint32_t) && in.req.op == ZY_KILL)
         kill_run();
     if (exited)
-        end_run();
+        end_run(false);
 }
 
 /* As PID 1 (or a subreaper) the zygote reaps every orphan; the run's main
- * process is reported to the caller, whoever reaps it. */
-static void reap(void)
+ * process is reported to the caller, whoever reaps it. Returns whether no
+ * child is left. */
+static bool reap(void)
 {
     for (;;) {
         int st;
         struct rusage ru;
         pid_t p = wait4(-1, &st, WNOHANG | __WALL, &ru);
         if (p <= 0)
-            return;
+            return p < 0 && errno == ECHILD;
         if (p != run_pid)
             continue;
         run_pid = 0;
@@ -561,12 +571,10 @@ static void reap(void)
 
 static void on_children(void)
 {
-    struct signalfd_siginfo si;
-    while (read(sig_fd, &si, sizeof si) == sizeof si)
-        ;
-    reap();
+    drain_signals();
+    bool childless = reap();
     if (exited)
-        end_run();
+        end_run(childless);
 }
 
 void zy_serve(void)
