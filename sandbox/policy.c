@@ -18,6 +18,11 @@
  *
  * The program is built here once per process (a libseccomp build costs far
  * more than a run's spawn) and installed by the zygote with the raw syscall.
+ * It is a binary search over call numbers (SCMP_FLTATR_CTL_OPTIMIZE 2), not
+ * a list: kernels since 5.11 skip it for a call it allows whatever the
+ * arguments, but run it for the calls decided on an argument (fcntl,
+ * socket, clone, each lock and fd flag change) and for every call on older
+ * kernels.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -287,6 +292,8 @@ int pol_build(struct sock_fprog *prog, char *err, size_t errlen)
     if (!ctx)
         return sbx_fail(err, errlen, "seccomp_init failed");
     int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    if (rc == 0)
+        rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     /* The zygote sets NO_NEW_PRIVS itself, before installing. */
     if (rc == 0)
         rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
