@@ -24,7 +24,8 @@
 # tests/slowness.py's CPU time there over here, times 4 (JIT runtimes
 # such as the JVM, whose code the emulator translates as it is written,
 # are slower still there than a C compiler or Python's loop), or
-# GRADEQ_SLOW from this environment.
+# GRADEQ_SLOW from this environment. GRADEQ_CASES and GRADEQ_LANG_JOBS
+# from this environment reach languages.sh there too.
 #
 # TEST: a test binary (build/tests/test_sandbox, or build-san/... for the
 # ASan+UBSan build), an integration script
@@ -66,7 +67,8 @@ done
 [ -x "$vm/run.sh" ] || { echo "tests/vm.sh: no guest scripts in $vm (set GRADEQ_VM)" >&2; exit 2; }
 slow=${GRADEQ_SLOW:-}
 case $slow in ''|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) echo "tests/vm.sh: GRADEQ_SLOW=$slow is not a whole number from 1" >&2; exit 2 ;; esac
-here_ref=$(python3 tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed here" >&2; exit 2; }
+cases=${GRADEQ_CASES:-} jobs=${GRADEQ_LANG_JOBS:-}
+here_ref=$(tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed here" >&2; exit 2; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
@@ -98,7 +100,7 @@ fi
 # ratios of tests/slowness.py, times 4 for JIT runtimes (tests/vm.sh).
 slow=$slow
 if [ -z "\$slow" ]; then
-    there=\$(python3 tests/slowness.py) || { echo "vm: tests/slowness.py failed"; exit 1; }
+    there=\$(tests/slowness.py) || { echo "vm: tests/slowness.py failed"; exit 1; }
     slow=\$(python3 -c 'import math, sys; h = sys.argv[1].split(); t = sys.argv[2].split()
 print(max(1, math.ceil(4 * max(int(t[i]) / max(1, int(h[i])) for i in (0, 1)))))' "$here_ref" "\$there")
     echo "vm: slow-machine factor \$slow (tests/slowness.py, cc and python ms: $here_ref here, \$there in the guest; x4)"
@@ -107,6 +109,7 @@ else
 fi
 echo "vm: \$(nproc) CPUs"
 export GRADEQ_PROGS=build/progs GRADEQ_BIN=build GRADEQ_TEST_TIMEOUT=$timeout GRADEQ_SLOW=\$slow GRADEQ_CPUS=$cpus
+export GRADEQ_CASES="$cases" GRADEQ_LANG_JOBS="$jobs"
 fail=0
 for t in $*; do
     if [ $mode != unit ]; then
@@ -116,7 +119,7 @@ for t in $*; do
     if [ $mode != login ]; then
         echo "=== delegated unit: \$t"
         systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
-            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" -E GRADEQ_TEST_TIMEOUT=$timeout -E GRADEQ_SLOW="\$slow" -E GRADEQ_CPUS=$cpus \
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" -E GRADEQ_TEST_TIMEOUT=$timeout -E GRADEQ_SLOW="\$slow" -E GRADEQ_CPUS=$cpus -E GRADEQ_CASES="$cases" -E GRADEQ_LANG_JOBS="$jobs" \
             -E NODE_EXTRA_CA_CERTS="\${NODE_EXTRA_CA_CERTS:-}" sh /host/one.sh "\$t" ||
             { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
     fi
