@@ -190,7 +190,12 @@ def out(x):
 def err(x):
     return base64.b64decode(x.get("stderr", "")).decode(errors="replace")
 why = None
-if case in ("hello", "hello1", "sum", "gc", "threads", "pool"):
+k = r.get("compile") or {}
+if st == "COMPILE_ERROR" and case != "syntax":
+    why = "COMPILE_ERROR: compile %s, cpu %.1f s, wall %.1f s, %d MiB: %s" % (
+        k.get("status"), k.get("cpu_us", 0) / 1e6, k.get("wall_us", 0) / 1e6, k.get("memory_bytes", 0) >> 20,
+        (err(k) + out(k))[:200])
+elif case in ("hello", "hello1", "sum", "gc", "threads", "pool"):
     if st != "OK":
         why = "%s, not OK; first test: %s %s%s" % (st, t.get("status"), t.get("checker_message") or "", err(t)[:200])
 elif case == "oom":
@@ -206,7 +211,6 @@ elif case == "error":
     if st not in want:
         why = "%s, not %s: %s" % (st, " or ".join(want), err(t)[:200])
 elif case == "syntax":
-    k = r.get("compile") or {}
     if st != "COMPILE_ERROR" or not (out(k) + err(k)).strip():
         why = "%s, compile %s, message %r: not COMPILE_ERROR with the compiler's message" % (st, k.get("status"), (out(k) + err(k))[:100])
 elif case == "fork":
