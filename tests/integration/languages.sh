@@ -156,23 +156,6 @@ run_job() {
     $G submit --wait $((600 * SLOW)) --json --id "lang-$n-$c" --language "$n" --source "$src" --tests "$(tests_of "$c")" \
         $(limits_of "$c") > "$T/job.$n.$c.json" 2> "$T/job.$n.$c.err"
 }
-# PAR runs of each kind at once: wait -n takes the next to end (the worker,
-# a child too, does not end), the last ones are waited for by pid.
-running=0 pids=""
-for n in $names; do
-    for c in $CASES; do
-        src=$(source_of "$n" "$c")
-        [ -n "$src" ] || continue
-        run_cli "$n" "$c" "$src" &
-        pids="$pids $!"
-        run_job "$n" "$c" "$src" &
-        pids="$pids $!"
-        running=$((running + 2))
-        if [ $running -ge $((2 * PAR)) ]; then wait -n; running=$((running - 1)); fi
-    done
-done
-for p in $pids; do wait "$p" 2>/dev/null; done
-
 # --- what each run must have been ------------------------------------------------
 # verdict WHERE NAME CASE: checks one result file; prints why when not.
 verdict() {
@@ -219,7 +202,23 @@ elif case == "fork":
 sys.exit(why)
 PY
 }
+# --- each preset's cases, PAR runs of each kind at once, then their checks -------
+# wait -n takes the next to end (the worker, a child too, does not end); a
+# preset's last runs are waited for by pid, and its checks printed before
+# the next preset starts (a slow machine shows its results as they come).
 for n in $names; do
+    running=0 pids=""
+    for c in $CASES; do
+        src=$(source_of "$n" "$c")
+        [ -n "$src" ] || continue
+        run_cli "$n" "$c" "$src" &
+        pids="$pids $!"
+        run_job "$n" "$c" "$src" &
+        pids="$pids $!"
+        running=$((running + 2))
+        if [ $running -ge $((2 * PAR)) ]; then wait -n; running=$((running - 1)); fi
+    done
+    for p in $pids; do wait "$p" 2>/dev/null; done
     for c in $CASES; do
         [ -n "$(source_of "$n" "$c")" ] || continue
         check "$n $c: gradeq grade" "verdict cli $n $c"
