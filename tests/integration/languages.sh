@@ -101,11 +101,13 @@ cat "$T/skipped"
 echo "languages: $names"
 
 # --- the CPUs a box sees: what the pins are proven against ------------------------
-$B/gradeq run --json --stdin /dev/null -- /bin/sh -c 'nproc; getconf _NPROCESSORS_ONLN' > "$T/cpus.json" 2>&1
+$B/gradeq run --json --stdin /dev/null --cpu-ms $((1000 * SLOW)) --wall-ms $((3000 * SLOW)) \
+    -- /bin/sh -c 'nproc; getconf _NPROCESSORS_ONLN' > "$T/cpus.json" 2> "$T/cpus.err"
 cpus=$(python3 -c '
 import base64, json, sys
 r = json.load(open(sys.argv[1]))
-print(" ".join(base64.b64decode(r["stdout"]).decode().split()) if r["status"] == "OK" else "")' "$T/cpus.json" 2>/dev/null)
+print(" ".join(base64.b64decode(r["stdout"]).decode().split()) if r["status"] == "OK" else "(%s)" % r["status"])' \
+    "$T/cpus.json" 2>/dev/null || echo "(no result: $(head -c 200 "$T/cpus.err"))")
 want=${GRADEQ_CPUS:-$(nproc)}
 check "a box sees $want CPUs online (its affinity, the system's count: $cpus)" '[ "$cpus" = "$want $want" ]'
 
