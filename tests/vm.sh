@@ -13,10 +13,19 @@
 # --cpus N boots the guest with N vCPUs (real CPUs to every program there:
 # how runtimes that size their pools by the CPU count are proven bounded).
 # --languages NAMES installs those presets' toolchains in the guest
-# (tests/install-deps.sh --languages) and limits tests/integration/
-# languages.sh to them (GRADEQ_LANGS), e.g.
+# (tests/install-deps.sh --languages; with it, languages.sh needs no other
+# preset's) and limits tests/integration/languages.sh to them
+# (GRADEQ_LANGS), e.g.
 #   tests/vm.sh --cpus 64 --login --languages "java kotlin go erlang elixir" \
 #       tests/integration/languages.sh
+# The tests learn the guest's CPUs (GRADEQ_CPUS, which languages.sh checks
+# a box sees) and how much slower the guest computes than this machine
+# (GRADEQ_SLOW, a whole number languages.sh scales its time limits by):
+# tests/slowness.py's CPU time there over here, times 4 (JIT runtimes
+# such as the JVM, whose code the emulator translates as it is written,
+# are slower still there than a C compiler or Python's loop), or
+# GRADEQ_SLOW from this environment. GRADEQ_CASES and GRADEQ_LANG_JOBS
+# from this environment reach languages.sh there too.
 #
 # TEST: a test binary (build/tests/test_sandbox, or build-san/... for the
 # ASan+UBSan build), an integration script
@@ -50,9 +59,16 @@ done
 # a run that grades their languages.
 deps=tests
 for t in "$@"; do
-    case $t in check|test|test-san|*languages.sh|*presets.sh) deps=all ;; esac
+    case $t in
+    check|test|test-san|*presets.sh) deps=all ;;
+    *languages.sh) [ -n "$langs" ] || deps=all ;;
+    esac
 done
 [ -x "$vm/run.sh" ] || { echo "tests/vm.sh: no guest scripts in $vm (set GRADEQ_VM)" >&2; exit 2; }
+slow=${GRADEQ_SLOW:-}
+case $slow in ''|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) echo "tests/vm.sh: GRADEQ_SLOW=$slow is not a whole number from 1" >&2; exit 2 ;; esac
+cases=${GRADEQ_CASES:-} jobs=${GRADEQ_LANG_JOBS:-}
+here_ref=$(tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed here" >&2; exit 2; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
@@ -80,8 +96,20 @@ if [ -n "$langs" ]; then
         { echo "vm: installing the languages $langs failed"; cat /tmp/langs.log; exit 1; }
     export GRADEQ_LANGS="$langs"
 fi
+# How much slower than the machine that booted it: the larger of the two
+# ratios of tests/slowness.py, times 4 for JIT runtimes (tests/vm.sh).
+slow=$slow
+if [ -z "\$slow" ]; then
+    there=\$(tests/slowness.py) || { echo "vm: tests/slowness.py failed"; exit 1; }
+    slow=\$(python3 -c 'import math, sys; h = sys.argv[1].split(); t = sys.argv[2].split()
+print(max(1, math.ceil(4 * max(int(t[i]) / max(1, int(h[i])) for i in (0, 1)))))' "$here_ref" "\$there")
+    echo "vm: slow-machine factor \$slow (tests/slowness.py, cc and python ms: $here_ref here, \$there in the guest; x4)"
+else
+    echo "vm: slow-machine factor \$slow (GRADEQ_SLOW)"
+fi
 echo "vm: \$(nproc) CPUs"
-export GRADEQ_PROGS=build/progs GRADEQ_BIN=build GRADEQ_TEST_TIMEOUT=$timeout
+export GRADEQ_PROGS=build/progs GRADEQ_BIN=build GRADEQ_TEST_TIMEOUT=$timeout GRADEQ_SLOW=\$slow GRADEQ_CPUS=$cpus
+export GRADEQ_CASES="$cases" GRADEQ_LANG_JOBS="$jobs"
 fail=0
 for t in $*; do
     if [ $mode != unit ]; then
@@ -91,7 +119,7 @@ for t in $*; do
     if [ $mode != login ]; then
         echo "=== delegated unit: \$t"
         systemd-run -q -p Delegate=yes --wait --pipe --working-directory=/root/gradeq \
-            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" -E GRADEQ_TEST_TIMEOUT=$timeout \
+            -E GRADEQ_PROGS=build/progs -E GRADEQ_BIN=build -E PATH="\$PATH" -E GRADEQ_LANGS="$langs" -E GRADEQ_TEST_TIMEOUT=$timeout -E GRADEQ_SLOW="\$slow" -E GRADEQ_CPUS=$cpus -E GRADEQ_CASES="$cases" -E GRADEQ_LANG_JOBS="$jobs" \
             -E NODE_EXTRA_CA_CERTS="\${NODE_EXTRA_CA_CERTS:-}" sh /host/one.sh "\$t" ||
             { echo "vm: FAILED in a delegated unit: \$t"; fail=1; }
     fi
@@ -111,6 +139,15 @@ tests/*) make -s -j2 all && timeout "$t" "$1" ;;
 *) make -j2 "$1" ;;
 esac
 EOF
+# More vCPUs than this machine has cores, emulated: the initramfs's udev
+# loads modules in parallel and the vCPUs spin on each other's locks while
+# the host runs other vCPU threads (at 64 on 2 cores: soft lockups, and the
+# root disk never appeared); one udev worker, and no lockup or stall
+# reports for what is only the emulator's slowness.
+if [ "$cpus" -gt "$(nproc)" ]; then
+    GRADEQ_VM_APPEND="${GRADEQ_VM_APPEND:-} udev.children_max=1 nowatchdog rcupdate.rcu_cpu_stall_suppress=1"
+    export GRADEQ_VM_APPEND
+fi
 echo "tests/vm.sh: booting the guest for: $* ($mode; output in $out/.vmout)"
 rc=0
 "$vm/run.sh" --timeout "$timeout" --cpus "$cpus" "$out" -- sh /host/guest.sh || rc=$?
