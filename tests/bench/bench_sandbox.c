@@ -3,7 +3,9 @@
  *
  *   1. full-isolation run of /bin/true from the library vs a bare
  *      vfork+exec+wait of it
- *   2. `gradeq run -- /bin/true` as a whole command vs the bare spawn
+ *   2. `gradeq run -- /bin/true` as a whole command vs the bare spawn,
+ *      served by the holder the first command left (2a), and with the
+ *      holder off (2b: GRADEQ_RUN_HOLD_MS=0, a host and a box per command)
  *   3. 1 GiB of stdout captured vs the same stream read into nothing
  *   4. stdout and stderr flooding at once vs one stream
  *   5. a flood against a 1 MiB cap: bytes kept, bytes read past the cap
@@ -370,7 +372,21 @@ int main(int argc, char **argv)
     const char *true_argv[] = { "/bin/true", NULL };
     char *bare_true[] = { "/bin/true", NULL };
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
-    double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d);
+    double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d),
+           *d0 = calloc((size_t)n, sizeof *d0);
+    size_t nenv = 0;
+    while (environ[nenv])
+        nenv++;
+    char **cold_env = calloc(nenv + 2, sizeof *cold_env);
+    if (!a || !c || !d || !d0 || !cold_env) {
+        fprintf(stderr, "bench: out of memory\n");
+        return 1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++)
+        if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
+            cold_env[k++] = environ[i];
+    cold_env[k] = "GRADEQ_RUN_HOLD_MS=0";
     size_t bytes;
     for (int i = 0; i < 20; i++) {
         sbx_time(b, true_argv, &l, NULL);
@@ -385,22 +401,26 @@ int main(int argc, char **argv)
             posix_spawn_file_actions_t fa;
             posix_spawn_file_actions_init(&fa);
             posix_spawn_file_actions_adddup2(&fa, fd, 2);
-            double t0 = now_us();
-            pid_t pid;
-            if (posix_spawn(&pid, gpath, &fa, NULL, cmd, environ) == 0)
-                waitpid(pid, NULL, 0);
-            d[i] = now_us() - t0;
+            for (int cold = 0; cold < 2; cold++) {
+                double t0 = now_us();
+                pid_t pid;
+                if (posix_spawn(&pid, gpath, &fa, NULL, cmd, cold ? cold_env : environ) == 0)
+                    waitpid(pid, NULL, 0);
+                (cold ? d0 : d)[i] = now_us() - t0;
+            }
             posix_spawn_file_actions_destroy(&fa);
             close(fd);
         }
     }
-    double bare = median(a, n), full = median(c, n), whole = median(d, ncmd);
+    double bare = median(a, n), full = median(c, n), whole = median(d, ncmd), whole0 = median(d0, ncmd);
     printf("\n%-52s %12s %12s %8s\n", "what (median of runs)", "gradeq", "baseline", "ratio");
     printf("%-52s %10.0f us %10.0f us %7.2fx   (p90 %.0f / %.0f us; n=%d)\n",
            "1. /bin/true, full isolation, library vs bare vfork", full, bare, full / bare, pct(c, n, 0.9),
            pct(a, n, 0.9), n);
     printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d; target < 3000 us)\n",
            "2. `gradeq run -- /bin/true` vs bare vfork", whole, bare, whole / bare, ncmd);
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d; a host and a box per command)\n",
+           "2b. the same, holder off (GRADEQ_RUN_HOLD_MS=0)", whole0, bare, whole0 / bare, ncmd);
 
     /* 3. 1 GiB stream. */
     char *head_argv[] = { "/usr/bin/head", "-c", "1073741824", "/dev/zero", NULL };
@@ -511,5 +531,7 @@ int main(int argc, char **argv)
     free(a);
     free(c);
     free(d);
+    free(d0);
+    free(cold_env);
     return 0;
 }
