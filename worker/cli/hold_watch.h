@@ -11,7 +11,8 @@
 
 typedef struct wk_hold_watch {
     pthread_t thread;
-    int pipe[2];         /* the holder's orders to the watcher */
+    int ep;              /* the epoll set: the served command's connection */
+    int stop;            /* eventfd: the watcher ends */
     pthread_mutex_t mu;  /* guards the three below */
     sbx_box *box;        /* NULL: nothing to cancel */
     uint64_t run;
@@ -21,7 +22,8 @@ typedef struct wk_hold_watch {
 /* Starts the watcher thread: 0, or -1. */
 int wk_hold_watch_start(wk_hold_watch *w);
 /* Until disarmed, a hang-up of conn cancels the next run of box (the one
- * about to start). 0, or -1 (then nothing is watched). */
+ * about to start); conn stays the caller's, watched until it is closed.
+ * 0, or -1 (then nothing is watched). */
 int wk_hold_watch_arm(wk_hold_watch *w, int conn, sbx_box *box);
 /* Nothing is cancelled from now on; whether the run was. Before the box
  * is closed or replaced. */
