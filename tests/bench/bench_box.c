@@ -37,29 +37,11 @@
 #include <unistd.h>
 
 #include "sandbox/internal.h"
+#include "tests/lib/bench_time.h"
 
 extern char **environ;
 
 #define NS_ALL (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
 
 static void die(const char *what, const char *err)
 {
@@ -75,12 +57,12 @@ static double spawn_wait(char *const argv[], char *const env[])
     if (posix_spawn_file_actions_init(&fa) != 0 || posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) != 0 ||
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0) != 0)
         die("posix_spawn_file_actions", "out of memory");
-    double t0 = now_us();
+    double t0 = bm_now_us();
     pid_t pid;
     int st = 0;
     if (posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : environ) != 0 || waitpid(pid, &st, 0) < 0 || st != 0)
         die(argv[0], "did not exit 0");
-    double t = now_us() - t0;
+    double t = bm_now_us() - t0;
     posix_spawn_file_actions_destroy(&fa);
     return t;
 }
@@ -102,11 +84,11 @@ static char stack[16384] __attribute__((aligned(16)));
 /* Namespaces made and torn down with nothing in them. */
 static double ns_only(int flags)
 {
-    double t0 = now_us();
+    double t0 = bm_now_us();
     pid_t p = clone(just_exit, stack + sizeof stack, flags | SIGCHLD, NULL);
     if (p < 0 || waitpid(p, NULL, 0) < 0)
         die("clone", "namespaces refused");
-    return now_us() - t0;
+    return bm_now_us() - t0;
 }
 
 static double run_true(sbx_box *b)
@@ -115,10 +97,10 @@ static double run_true(sbx_box *b)
     sbx_spec s = { .argv = argv };
     sbx_limits_default(&s.limits);
     sbx_result r;
-    double t0 = now_us();
+    double t0 = bm_now_us();
     if (sbx_run(b, &s, &r) < 0 || r.status != SBX_OK)
         die("run", r.error);
-    double t = now_us() - t0;
+    double t = bm_now_us() - t0;
     sbx_result_free(&r);
     return t;
 }
@@ -203,87 +185,87 @@ int main(int argc, char **argv)
         double t0;
 
         base[S_HOST][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         if (sbx_host_open(&h, &o, err, sizeof err) < 0)
             die("host open", err);
-        t[S_HOST][i] = now_us() - t0;
+        t[S_HOST][i] = bm_now_us() - t0;
 
         base[S_POLICY][i] = bare();
         struct sock_fprog prog;
-        t0 = now_us();
+        t0 = bm_now_us();
         if (pol_build(&prog, err, sizeof err) < 0)
             die("pol_build", err);
-        t[S_POLICY][i] = now_us() - t0;
+        t[S_POLICY][i] = bm_now_us() - t0;
         free(prog.filter);
 
         base[S_CGPROBE][i] = bare();
         cg_host cg;
-        t0 = now_us();
+        t0 = bm_now_us();
         cg_probe(&cg, "gradeq");
-        t[S_CGPROBE][i] = now_us() - t0;
+        t[S_CGPROBE][i] = bm_now_us() - t0;
 
         base[S_BOX][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         if (sbx_box_open(h, &b, err, sizeof err) < 0)
             die("box open", err);
-        t[S_BOX][i] = now_us() - t0;
+        t[S_BOX][i] = bm_now_us() - t0;
 
         base[S_RUN][i] = bare();
         t[S_RUN][i] = run_true(b);
 
         base[S_RESET][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         if (wipe_dir(b->box_fd, err, sizeof err) < 0 || wipe_dir(b->tmp_fd, err, sizeof err) < 0 ||
             box_restore_dirs(b, err, sizeof err) < 0 || box_touch_dirs(b, err, sizeof err) < 0)
             die("reset", err);
-        t[S_RESET][i] = now_us() - t0;
+        t[S_RESET][i] = bm_now_us() - t0;
 
         /* The zygote alone: stopped, then started again in the same slot. */
         base[S_REAP][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         box_stop(b);
-        t[S_REAP][i] = now_us() - t0;
+        t[S_REAP][i] = bm_now_us() - t0;
         base[S_ZYGOTE][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         if (box_start(b, err, sizeof err) < 0)
             die("zygote", err);
-        t[S_ZYGOTE][i] = now_us() - t0;
+        t[S_ZYGOTE][i] = bm_now_us() - t0;
 
         base[S_CLOSE][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         sbx_box_close(b);
-        t[S_CLOSE][i] = now_us() - t0;
+        t[S_CLOSE][i] = bm_now_us() - t0;
 
         /* The slot's lock and cgroup alone. */
         unsigned slot;
         int claim;
         base[S_LOCK][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         int lock = host_lock_slot(h, &slot, &claim, err, sizeof err);
-        t[S_LOCK][i] = now_us() - t0;
+        t[S_LOCK][i] = bm_now_us() - t0;
         if (lock < 0)
             die("slot lock", err);
         base[S_CGOPEN][i] = bare();
         cg_slot cs;
-        t0 = now_us();
+        t0 = bm_now_us();
         if (cg_slot_open(&h->cg, slot, &cs, err, sizeof err) < 0)
             die("slot cgroup", err);
-        t[S_CGOPEN][i] = now_us() - t0;
+        t[S_CGOPEN][i] = bm_now_us() - t0;
         base[S_CGCLOSE][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         cg_slot_close(&cs);
-        t[S_CGCLOSE][i] = now_us() - t0;
+        t[S_CGCLOSE][i] = bm_now_us() - t0;
         close(lock);
         if (claim >= 0)
             close(claim);
 
         base[S_WHOLE][i] = bare();
-        t0 = now_us();
+        t0 = bm_now_us();
         if (sbx_box_open(h, &b, err, sizeof err) < 0)
             die("box open", err);
         run_true(b);
         sbx_box_close(b);
-        t[S_WHOLE][i] = now_us() - t0;
+        t[S_WHOLE][i] = bm_now_us() - t0;
         sbx_host_close(h);
 
         base[S_NS_FRESH][i] = bare();
@@ -298,7 +280,7 @@ int main(int argc, char **argv)
     }
     printf("\n%-52s %10s %10s %8s\n", "step (median of runs)", "step", "bare", "ratio");
     for (int s = 0; s < S_N; s++) {
-        double m = median(t[s], n), b = median(base[s], n);
+        double m = bm_median(t[s], n), b = bm_median(base[s], n);
         printf("%-52s %7.0f us %7.0f us %7.2fx\n", names[s], m, b, m / b);
     }
     printf("(n=%d each; bare = vfork+exec+wait of /bin/true just before the step; target for the last "

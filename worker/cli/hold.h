@@ -19,7 +19,9 @@
  * and the command runs in process. A command never waits on another: a
  * holder serving one is busy, and the next runs in process. A holder's
  * own failure is never the command's: a run its box fails is run again in
- * a box opened for it, as in process, and the holder then exits.
+ * a box opened for it, as in process, and the holder then exits. Nothing
+ * of the holder is ever printed: a holder that cannot be found, reached or
+ * started changes only the command's speed (it runs in process).
  *
  * Files: a lock held by the holder for its life (only its owner binds or
  * removes the socket), a lock each command holds for its request (busy),

@@ -55,47 +55,37 @@ int wk_hold_lock(const char *path, bool wait)
     return fd;
 }
 
-static int addr_of(const char *path, struct sockaddr_un *a)
+/* A SOCK_SEQPACKET socket bound (listen) or connected to path: its fd,
+ * or -1. */
+static int socket_at(const char *path, bool listen_here)
 {
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a->sun_path)
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path)
         return -1;
-    strcpy(a->sun_path, path);
-    return 0;
-}
-
-int wk_hold_listen(const char *path)
-{
-    struct sockaddr_un a;
-    if (addr_of(path, &a) < 0)
-        return -1;
+    strcpy(a.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     /* A socket left by a holder that was killed: ours to replace, under
      * the life lock the caller holds. */
-    if ((unlink(path) < 0 && errno != ENOENT) || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        chmod(path, 0600) < 0 || listen(fd, 8) < 0) {
+    int rc = listen_here ? ((unlink(path) < 0 && errno != ENOENT) || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+                            chmod(path, 0600) < 0 || listen(fd, 8) < 0)
+                         : (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 || !wk_hold_peer_ours(fd));
+    if (rc) {
         close(fd);
         return -1;
     }
     return fd;
 }
 
+int wk_hold_listen(const char *path)
+{
+    return socket_at(path, true);
+}
+
 int wk_hold_connect(const char *path)
 {
-    struct sockaddr_un a;
-    if (addr_of(path, &a) < 0)
-        return -1;
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 || !wk_hold_peer_ours(fd)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return socket_at(path, false);
 }
 
 bool wk_hold_peer_ours(int fd)
