@@ -145,6 +145,7 @@ ssize_t wk_hold_recv(int fd, void *buf, size_t cap, int *fds, size_t nfds)
             close(in[i]);
         return -1;
     }
-    memcpy(fds, in, nfds * sizeof(int));
+    if (nfds)
+        memcpy(fds, in, nfds * sizeof(int));
     return n;
 }
