@@ -4,7 +4,7 @@
 # fresh as in a new box, the same output and status as in process; it
 # exits when idle, when its binary changes, when a command's identity is
 # not its own; a command never waits for another; a command that goes
-# takes its run with it.
+# takes its run with it; a holder whose box broke answers as in process.
 # run-all bound: 300
 set -u
 . "$(dirname "$0")/common.inc"
@@ -141,5 +141,14 @@ run -- /bin/true 2>/dev/null
 h4=$(wait_holder)
 cp "$B/gradeq" "$T/gradeq.new" && mv "$T/gradeq.new" "$G"
 check "its binary replaced, the holder exits" '[ -n "$h4" ] && wait_gone "$h4"'
+
+# --- its box broken: the command is answered as in process -------------------
+run -- /bin/true 2>/dev/null
+h5=$(wait_holder)
+z=$(ps -o pid=,comm= --ppid "${h5:-0}" | awk '$2 == "gradeq-zygote" { print $1 }')
+[ -n "$z" ] && kill -9 "$z"
+out=$(run -- /bin/echo after 2>"$T/ze"); rc=$?
+check "its zygote killed, the next command is answered OK, never a sandbox error" \
+    '[ -n "$z" ] && [ $rc -eq 0 ] && [ "$out" = after ] && grep -q "^gradeq: OK" "$T/ze"'
 
 exit $FAIL
