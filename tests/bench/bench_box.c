@@ -131,24 +131,6 @@ static const char *const names[S_N] = {
     [S_WARM] = "`gradeq run -- /bin/true`, warm holder",
 };
 
-/* This process's environment with GRADEQ_RUN_HOLD_MS=0 in place of any
- * value it had: `gradeq run` with no holder. */
-static char **env_holder_off(void)
-{
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (!env)
-        die("calloc", "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
-            env[k++] = environ[i];
-    env[k] = "GRADEQ_RUN_HOLD_MS=0";
-    return env;
-}
-
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 200;
@@ -159,7 +141,9 @@ int main(int argc, char **argv)
     snprintf(gpath, sizeof gpath, "%s/gradeq", dir);
     char *version[] = { gpath, "--version", NULL };
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
-    char **cold_env = env_holder_off();
+    char **cold_env = bm_env_holder_off();
+    if (!cold_env)
+        die("calloc", "out of memory");
     double *t[S_N], *base[S_N];
     for (int s = 0; s < S_N; s++) {
         t[s] = calloc((size_t)n, sizeof(double));

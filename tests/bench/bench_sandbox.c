@@ -330,6 +330,23 @@ static void pid_step(int n)
     free(ns);
 }
 
+/* A command (argv[0] its path), its stderr to /dev/null, waited for. */
+static double cmd_time(char *const argv[], char *const env[])
+{
+    int fd = open("/dev/null", O_WRONLY);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, 2);
+    double t0 = bm_now_us();
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, env) == 0)
+        waitpid(pid, NULL, 0);
+    double t = bm_now_us() - t0;
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd);
+    return t;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 500;
@@ -351,19 +368,11 @@ int main(int argc, char **argv)
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
     double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d),
            *d0 = calloc((size_t)n, sizeof *d0);
-    size_t nenv = 0;
-    while (environ[nenv])
-        nenv++;
-    char **cold_env = calloc(nenv + 2, sizeof *cold_env);
+    char **cold_env = bm_env_holder_off();
     if (!a || !c || !d || !d0 || !cold_env) {
         fprintf(stderr, "bench: out of memory\n");
         return 1;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < nenv; i++)
-        if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
-            cold_env[k++] = environ[i];
-    cold_env[k] = "GRADEQ_RUN_HOLD_MS=0";
     size_t bytes;
     for (int i = 0; i < 20; i++) {
         sbx_time(b, true_argv, &l, NULL);
@@ -373,19 +382,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         a[i] = bare_spawn(bare_true, false, &bytes);
         c[i] = sbx_time(b, true_argv, &l, NULL);
-        if (i < ncmd) {
-            int fd = open("/dev/null", O_WRONLY);
-            posix_spawn_file_actions_t fa;
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_adddup2(&fa, fd, 2);
-            double t0 = bm_now_us();
-            pid_t pid;
-            if (posix_spawn(&pid, gpath, &fa, NULL, cmd, environ) == 0)
-                waitpid(pid, NULL, 0);
-            d[i] = bm_now_us() - t0;
-            posix_spawn_file_actions_destroy(&fa);
-            close(fd);
-        }
+        if (i < ncmd)
+            d[i] = cmd_time(cmd, environ);
     }
     /* 2b in a loop of its own, beside bare spawns (b0): the namespaces a
      * cold command leaves the kernel to clean up would slow the warm
@@ -397,17 +395,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < ncmd; i++) {
         b0[i] = bare_spawn(bare_true, false, &bytes);
-        int fd = open("/dev/null", O_WRONLY);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, fd, 2);
-        double t0 = bm_now_us();
-        pid_t pid;
-        if (posix_spawn(&pid, gpath, &fa, NULL, cmd, cold_env) == 0)
-            waitpid(pid, NULL, 0);
-        d0[i] = bm_now_us() - t0;
-        posix_spawn_file_actions_destroy(&fa);
-        close(fd);
+        d0[i] = cmd_time(cmd, cold_env);
     }
     double bare = bm_median(a, n), full = bm_median(c, n), whole = bm_median(d, ncmd), whole0 = bm_median(d0, ncmd),
            bare0 = bm_median(b0, ncmd);

@@ -1,6 +1,7 @@
-/* bench_time.c -- the benchmarks' clock and order statistics
- * (bench_time.h). */
+/* bench_time.c -- the benchmarks' clock, order statistics and the
+ * environment of a `gradeq run` without its holder (bench_time.h). */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tests/lib/bench_time.h"
@@ -28,4 +29,21 @@ double bm_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     return v[n / 2];
+}
+
+char **bm_env_holder_off(void)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
+            env[k++] = environ[i];
+    env[k] = "GRADEQ_RUN_HOLD_MS=0";
+    return env;
 }
