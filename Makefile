@@ -85,6 +85,11 @@ $(B)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBS)
 	$$(CC) $$(CFLAGS_ALL) $$^ -o $$@ $$(LDLIBS_ALL)
 endef
 $(foreach m,$(WK_MAIN),$(eval $(call bin_rule,$(m))))
+# `gradeq` is started once a command (a `gradeq run` a test, thousands in a
+# row): its four libraries are linked in, leaving libc alone to the dynamic
+# loader (each library more is an open, its mappings and its relocations at
+# every start). The Debian -dev packages ship the archives.
+$(B)/gradeq: LDLIBS_ALL = -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -lpthread $(LDLIBS)
 
 # Hostile programs: built plain (no sanitizer: they run inside the sandbox).
 $(B)/progs/%: tests/progs/%.c | $(DEPS_OK)

@@ -38,19 +38,21 @@
 
 #define NS_BITS (SBX_ISO_PID_NS | SBX_ISO_MOUNT_NS | SBX_ISO_NET_NS | SBX_ISO_IPC_NS | SBX_ISO_UTS_NS)
 
+int sbx_state_dir(const sbx_host_options *opts, char *out, size_t len)
+{
+    int n;
+    if (opts && opts->state_dir)
+        n = snprintf(out, len, "%s", opts->state_dir);
+    else if (geteuid() == 0)
+        n = snprintf(out, len, "/run/gradeq");
+    else
+        n = snprintf(out, len, "/tmp/gradeq-%u", (unsigned)getuid());
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 static int make_state_dir(sbx_host *h, char *err, size_t errlen)
 {
-    const char *d = h->opt.state_dir;
-    char fallback[200];
-    if (!d) {
-        if (h->root)
-            d = "/run/gradeq";
-        else {
-            snprintf(fallback, sizeof fallback, "/tmp/gradeq-%u", (unsigned)getuid());
-            d = fallback;
-        }
-    }
-    if (snprintf(h->state_dir, sizeof h->state_dir, "%s", d) >= (int)sizeof h->state_dir)
+    if (sbx_state_dir(&h->opt, h->state_dir, sizeof h->state_dir) < 0)
         return sbx_fail(err, errlen, "state dir path too long");
     if (mkdir(h->state_dir, 0700) < 0 && errno != EEXIST)
         return sbx_fail_errno(err, errlen, "mkdir %s", h->state_dir);

@@ -275,6 +275,11 @@ typedef struct sbx_host_options {
 
 typedef struct sbx_host sbx_host;
 
+/* The state directory a host opened with opts (may be NULL) uses, without
+ * opening one: opts->state_dir, else /run/gradeq as root and
+ * /tmp/gradeq-UID otherwise. 0, or -1 when it does not fit in len. */
+int sbx_state_dir(const sbx_host_options *opts, char *out, size_t len);
+
 /* Probes the machine and prepares what every box shares. opts may be NULL.
  * Returns 0, or -1 with err filled (require_isolation and something missing:
  * err lists what, why, and how to get it; SBX_HOST_ERR_LEN holds it all). */

@@ -340,9 +340,12 @@ static void setup_loopback(void)
 static void setup_privileges(void)
 {
     if (zy_cfg->host->root) {
-        for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-                fail_step("dropping the capability bounding set");
+        /* Every capability the kernel knows: EINVAL past the last one. */
+        int cap = 0;
+        while (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+            cap++;
+        if (errno != EINVAL || cap == 0)
+            fail_step("dropping the capability bounding set");
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
             fail_step("clearing ambient capabilities");
     }

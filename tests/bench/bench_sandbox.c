@@ -3,7 +3,10 @@
  *
  *   1. full-isolation run of /bin/true from the library vs a bare
  *      vfork+exec+wait of it
- *   2. `gradeq run -- /bin/true` as a whole command vs the bare spawn
+ *   2. `gradeq run -- /bin/true` as a whole command vs the bare spawn,
+ *      served by the holder the first command left, and with the holder
+ *      off (2b: GRADEQ_RUN_HOLD_MS=0, a host and a box per command; in a
+ *      loop of its own after row 2's, beside bare spawns of its own)
  *   3. 1 GiB of stdout captured vs the same stream read into nothing
  *   4. stdout and stderr flooding at once vs one stream
  *   5. a flood against a 1 MiB cap: bytes kept, bytes read past the cap
@@ -49,34 +52,10 @@
 
 #include "sandbox/sandbox.h"
 #include "sandbox/zygote.h"
+#include "tests/lib/bench_time.h"
 #include "tests/lib/files.h"
 
 extern char **environ;
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
-
-static double pct(double *v, int n, double p)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[(int)(p * (n - 1))];
-}
 
 /* Bare: vfork + exec + wait, optionally reading stdout into nothing, or
  * (store) into a fresh mapping the way the sandbox's reader does. */
@@ -92,7 +71,7 @@ static double bare_spawn_store(char *const argv[], bool drain, bool store, size_
     int p[2] = { -1, -1 };
     if (drain && pipe(p) < 0)
         return -1;
-    double t0 = now_us();
+    double t0 = bm_now_us();
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     if (drain) {
@@ -120,7 +99,7 @@ static double bare_spawn_store(char *const argv[], bool drain, bool store, size_
         close(p[0]);
     }
     waitpid(pid, NULL, 0);
-    return now_us() - t0;
+    return bm_now_us() - t0;
 }
 
 /* A run of tests/progs/NAME with up to two arguments, as ./prog in /box;
@@ -140,9 +119,9 @@ static double prog_time(sbx_box *b, const char *name, const char *a1, const char
     s.limits.cpu_ms = 500;
     s.limits.wall_ms = 1500;
     sbx_result r;
-    double t0 = now_us();
+    double t0 = bm_now_us();
     sbx_run(b, &s, &r);
-    double t = now_us() - t0;
+    double t = bm_now_us() - t0;
     sbx_result_free(&r);
     free(bytes);
     return t;
@@ -152,12 +131,12 @@ static double sbx_time(sbx_box *b, const char *const *argv, const sbx_limits *l,
 {
     sbx_spec s = { .argv = argv, .limits = *l };
     sbx_result r;
-    double t0 = now_us();
+    double t0 = bm_now_us();
     if (sbx_run(b, &s, &r) < 0) {
         fprintf(stderr, "run failed: %s\n", r.error);
         exit(1);
     }
-    double t = now_us() - t0;
+    double t = bm_now_us() - t0;
     if (keep)
         *keep = r;
     else
@@ -176,7 +155,7 @@ static char child_stack[16384] __attribute__((aligned(16)));
  * born_in, clone3 into it + _exit + wait. */
 static double child(int cg, bool born_in)
 {
-    double t0 = now_us();
+    double t0 = bm_now_us();
     pid_t p = born_in ? zy_clone_into(child_exit, child_stack, sizeof child_stack, cg) : vfork();
     if (p == 0) {
         int procs = cg >= 0 ? openat(cg, "cgroup.procs", O_WRONLY) : -1;
@@ -189,7 +168,7 @@ static double child(int cg, bool born_in)
         fprintf(stderr, "bench: child failed\n");
         exit(1);
     }
-    return now_us() - t0;
+    return bm_now_us() - t0;
 }
 
 /* 7. Between runs, so nothing else holds the slot's cgroup. */
@@ -206,31 +185,31 @@ static void cgroup_step(sbx_host *h, sbx_box *b, int n)
     double *born = calloc((size_t)n, sizeof *born);
     for (int i = 0; i < n; i++) {
         l.memory_bytes = (i % 2 ? 64ull : 128ull) << 20; /* limits change, as jobs' do */
-        double t0 = now_us();
+        double t0 = bm_now_us();
         if (cg_slot_prepare(&b->cg, &l, err, sizeof err) < 0) {
             fprintf(stderr, "bench: %s\n", err);
             exit(1);
         }
-        prep[i] = now_us() - t0;
+        prep[i] = bm_now_us() - t0;
         plain[i] = child(-1, false);
         join[i] = v2 ? child(cg_slot_run_fd(&b->cg), false) : 0;
         born[i] = v2 ? child(cg_slot_run_fd(&b->cg), true) : 0;
         uint64_t ns;
         cg_mem mem;
-        t0 = now_us();
+        t0 = bm_now_us();
         if (cg_slot_cpu_ns(&b->cg, &ns) < 0 || cg_slot_stats(&b->cg, 0, &mem, err, sizeof err) < 0 ||
-            (stat[i] = now_us() - t0, cg_slot_empty(&b->cg, err, sizeof err) < 0)) {
+            (stat[i] = bm_now_us() - t0, cg_slot_empty(&b->cg, err, sizeof err) < 0)) {
             fprintf(stderr, "bench: %s\n", err);
             exit(1);
         }
     }
     printf("%-52s %10.0f us %12s %8s   (n=%d)\n", v2 ? "9a. cgroup v2 per run: rmdir, mkdir, files, limits" : "9a. cgroup v1 per run: reset counters, limits",
-           median(prep, n), "-", "-", n);
-    printf("%-52s %10.0f us %12s %8s\n", "9b. accounting read after a run", median(stat, n), "-", "-");
+           bm_median(prep, n), "-", "-", n);
+    printf("%-52s %10.0f us %12s %8s\n", "9b. accounting read after a run", bm_median(stat, n), "-", "-");
     if (v2) {
-        double j = median(join, n), p = median(plain, n);
+        double j = bm_median(join, n), p = bm_median(plain, n);
         printf("%-52s %10.0f us %10.0f us %7.2fx\n", "9c. vfork child joining the run's cgroup vs not", j, p, j / p);
-        double c3 = median(born, n);
+        double c3 = bm_median(born, n);
         printf("%-52s %10.0f us %10.0f us %7.2fx\n", "9d. clone3 child born in the run's cgroup vs vfork", c3, p, c3 / p);
     }
     free(born);
@@ -263,21 +242,21 @@ static void dirs_step(sbx_box *b, int n)
     char err[SBX_ERR_LEN];
     double *clean = calloc((size_t)n, sizeof *clean), *spoiled = calloc((size_t)n, sizeof *spoiled);
     for (int i = 0; clean && spoiled && i < n; i++) {
-        double t0 = now_us();
+        double t0 = bm_now_us();
         if (box_restore_dirs(b, err, sizeof err) < 0 || box_touch_dirs(b, err, sizeof err) < 0)
             fprintf(stderr, "bench: %s\n", err);
-        clean[i] = now_us() - t0;
+        clean[i] = bm_now_us() - t0;
         spoil_box_dir(b);
-        t0 = now_us();
+        t0 = bm_now_us();
         if (box_restore_dirs(b, err, sizeof err) < 0 || box_touch_dirs(b, err, sizeof err) < 0)
             fprintf(stderr, "bench: %s\n", err);
-        spoiled[i] = now_us() - t0;
+        spoiled[i] = bm_now_us() - t0;
     }
     if (clean && spoiled) {
         printf("%-52s %10.1f us %12s %8s   (n=%d; p90 %.1f us)\n", "10a. /box, /tmp themselves: nothing to undo",
-               median(clean, n), "-", "-", n, pct(clean, n, 0.9));
+               bm_median(clean, n), "-", "-", n, bm_pct(clean, n, 0.9));
         printf("%-52s %10.1f us %12s %8s   (mode, ACLs, attribute, flags, times undone; p90 %.1f us)\n",
-               "10b. /box, /tmp themselves: after all was changed", median(spoiled, n), "-", "-", pct(spoiled, n, 0.9));
+               "10b. /box, /tmp themselves: after all was changed", bm_median(spoiled, n), "-", "-", bm_pct(spoiled, n, 0.9));
     }
     free(clean);
     free(spoiled);
@@ -293,7 +272,7 @@ static int exec_true(void *arg)
 /* /bin/true by clone(CLONE_VM|CLONE_VFORK), in a new PID namespace or not. */
 static double spawn_true(bool newpid)
 {
-    double t0 = now_us();
+    double t0 = bm_now_us();
     pid_t p = clone(exec_true, child_stack + sizeof child_stack,
                     CLONE_VM | CLONE_VFORK | SIGCHLD | (newpid ? CLONE_NEWPID : 0), NULL);
     int st = 0;
@@ -301,7 +280,7 @@ static double spawn_true(bool newpid)
         perror("bench: clone /bin/true");
         exit(1);
     }
-    return now_us() - t0;
+    return bm_now_us() - t0;
 }
 
 /* Median of n writes of ns_last_pid, timed by a child in a PID namespace
@@ -317,12 +296,12 @@ static double last_pid_write(int n)
         double *t = calloc((size_t)n, sizeof *t);
         int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
         for (int i = 0; t && fd >= 0 && i < n; i++) {
-            double t0 = now_us();
+            double t0 = bm_now_us();
             if (pwrite(fd, "1", 1, 0) != 1)
                 _exit(1);
-            t[i] = now_us() - t0;
+            t[i] = bm_now_us() - t0;
         }
-        double m = t && fd >= 0 ? median(t, n) : -1;
+        double m = t && fd >= 0 ? bm_median(t, n) : -1;
         _exit(write(p[1], &m, sizeof m) == sizeof m ? 0 : 1);
     }
     close(p[1]);
@@ -343,12 +322,29 @@ static void pid_step(int n)
     }
     if (bare && ns)
         printf("%-52s %10.0f us %10.0f us %7.2fx   (+%.0f us a run before its init and /proc; n=%d)\n",
-               "11a. spawn in a new PID namespace vs not", median(ns, n), median(bare, n),
-               median(ns, n) / median(bare, n), median(ns, n) - median(bare, n), n);
+               "11a. spawn in a new PID namespace vs not", bm_median(ns, n), bm_median(bare, n),
+               bm_median(ns, n) / bm_median(bare, n), bm_median(ns, n) - bm_median(bare, n), n);
     printf("%-52s %10.1f us %12s %8s   (what the sandbox pays instead, once a run)\n",
            "11b. the PID counter put back (ns_last_pid)", last_pid_write(n), "-", "-");
     free(bare);
     free(ns);
+}
+
+/* A command (argv[0] its path), its stderr to /dev/null, waited for. */
+static double cmd_time(char *const argv[], char *const env[])
+{
+    int fd = open("/dev/null", O_WRONLY);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, 2);
+    double t0 = bm_now_us();
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, env) == 0)
+        waitpid(pid, NULL, 0);
+    double t = bm_now_us() - t0;
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd);
+    return t;
 }
 
 int main(int argc, char **argv)
@@ -370,7 +366,13 @@ int main(int argc, char **argv)
     const char *true_argv[] = { "/bin/true", NULL };
     char *bare_true[] = { "/bin/true", NULL };
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
-    double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d);
+    double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d),
+           *d0 = calloc((size_t)n, sizeof *d0);
+    char **cold_env = bm_env_holder_off();
+    if (!a || !c || !d || !d0 || !cold_env) {
+        fprintf(stderr, "bench: out of memory\n");
+        return 1;
+    }
     size_t bytes;
     for (int i = 0; i < 20; i++) {
         sbx_time(b, true_argv, &l, NULL);
@@ -380,27 +382,31 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         a[i] = bare_spawn(bare_true, false, &bytes);
         c[i] = sbx_time(b, true_argv, &l, NULL);
-        if (i < ncmd) {
-            int fd = open("/dev/null", O_WRONLY);
-            posix_spawn_file_actions_t fa;
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_adddup2(&fa, fd, 2);
-            double t0 = now_us();
-            pid_t pid;
-            if (posix_spawn(&pid, gpath, &fa, NULL, cmd, environ) == 0)
-                waitpid(pid, NULL, 0);
-            d[i] = now_us() - t0;
-            posix_spawn_file_actions_destroy(&fa);
-            close(fd);
-        }
+        if (i < ncmd)
+            d[i] = cmd_time(cmd, environ);
     }
-    double bare = median(a, n), full = median(c, n), whole = median(d, ncmd);
+    /* 2b in a loop of its own, beside bare spawns (b0): the namespaces a
+     * cold command leaves the kernel to clean up would slow the warm
+     * commands of row 2 beside it. */
+    double *b0 = calloc((size_t)ncmd, sizeof *b0);
+    if (!b0) {
+        fprintf(stderr, "bench: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < ncmd; i++) {
+        b0[i] = bare_spawn(bare_true, false, &bytes);
+        d0[i] = cmd_time(cmd, cold_env);
+    }
+    double bare = bm_median(a, n), full = bm_median(c, n), whole = bm_median(d, ncmd), whole0 = bm_median(d0, ncmd),
+           bare0 = bm_median(b0, ncmd);
     printf("\n%-52s %12s %12s %8s\n", "what (median of runs)", "gradeq", "baseline", "ratio");
     printf("%-52s %10.0f us %10.0f us %7.2fx   (p90 %.0f / %.0f us; n=%d)\n",
-           "1. /bin/true, full isolation, library vs bare vfork", full, bare, full / bare, pct(c, n, 0.9),
-           pct(a, n, 0.9), n);
+           "1. /bin/true, full isolation, library vs bare vfork", full, bare, full / bare, bm_pct(c, n, 0.9),
+           bm_pct(a, n, 0.9), n);
     printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d; target < 3000 us)\n",
            "2. `gradeq run -- /bin/true` vs bare vfork", whole, bare, whole / bare, ncmd);
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d; a host and a box per command)\n",
+           "2b. the same, holder off (GRADEQ_RUN_HOLD_MS=0)", whole0, bare0, whole0 / bare0, ncmd);
 
     /* 3. 1 GiB stream. */
     char *head_argv[] = { "/usr/bin/head", "-c", "1073741824", "/dev/zero", NULL };
@@ -419,8 +425,8 @@ int main(int argc, char **argv)
         sbx_result_free(&r);
     }
     double gb = 1.073741824;
-    double cap_rate = gb / (median(cap_t, 3) / 1e6), bare_rate = gb / (median(bare_t, 3) / 1e6);
-    double store_rate = gb / (median(store_t, 3) / 1e6);
+    double cap_rate = gb / (bm_median(cap_t, 3) / 1e6), bare_rate = gb / (bm_median(bare_t, 3) / 1e6);
+    double store_rate = gb / (bm_median(store_t, 3) / 1e6);
     printf("%-52s %8.2f GB/s %8.2f GB/s %7.2f    (target >= 0.80)\n", "3. 1 GiB stdout captured vs read into nothing",
            cap_rate, bare_rate, cap_rate / bare_rate);
     printf("%-52s %8.2f GB/s %8.2f GB/s %7.2f    (the same reader, no sandbox: fresh memory is the limit)\n",
@@ -434,7 +440,7 @@ int main(int argc, char **argv)
     double both_t[3];
     for (int i = 0; i < 3; i++)
         both_t[i] = sbx_time(b, both, &two, NULL);
-    double both_rate = gb / (median(both_t, 3) / 1e6);
+    double both_rate = gb / (bm_median(both_t, 3) / 1e6);
     printf("%-52s %8.2f GB/s %8.2f GB/s %7.2f    (two streams vs one)\n",
            "4. stdout+stderr at once (2 x 512 MiB) vs 1 stream", both_rate, cap_rate, both_rate / cap_rate);
 
@@ -452,7 +458,7 @@ int main(int argc, char **argv)
         sbx_result_free(&r);
     }
     printf("%-52s %10.0f us %12s %8s   (kept %zu bytes = cap; read past the cap: 1 byte by construction)\n",
-           "5. yes against a 1 MiB cap: whole run", median(flood, 20), "-", "-", kept);
+           "5. yes against a 1 MiB cap: whole run", bm_median(flood, 20), "-", "-", kept);
 
     /* 6. Kill latency past the limits. */
     const char *loop[] = { "/bin/sh", "-c", "while :; do :; done", NULL };
@@ -470,9 +476,9 @@ int main(int argc, char **argv)
         sbx_result_free(&r);
     }
     printf("%-52s %10.0f us %12s %8s   (max %.0f us; isolate/go-judge tick: 100000 us)\n",
-           "6a. CPU kill past cpu_ms=200 (median)", median(over_cpu, 15), "-", "-", pct(over_cpu, 15, 1.0));
+           "6a. CPU kill past cpu_ms=200 (median)", bm_median(over_cpu, 15), "-", "-", bm_pct(over_cpu, 15, 1.0));
     printf("%-52s %10.0f us %12s %8s   (max %.0f us; target < 20000 us)\n", "6b. wall kill past wall_ms=200 (median)",
-           median(over_wall, 15), "-", "-", pct(over_wall, 15, 1.0));
+           bm_median(over_wall, 15), "-", "-", bm_pct(over_wall, 15, 1.0));
 
     /* 7. A rebuild is paid inside the run that caused it. */
     double left[15], clean[15];
@@ -481,8 +487,8 @@ int main(int argc, char **argv)
         clean[i] = prog_time(b, "sock_left", "find", NULL);
     }
     printf("%-52s %10.0f us %10.0f us %7.2fx   (the difference is one box rebuild)\n",
-           "7. run leaving a socket in flight vs leaving none", median(left, 15), median(clean, 15),
-           median(left, 15) / median(clean, 15));
+           "7. run leaving a socket in flight vs leaving none", bm_median(left, 15), bm_median(clean, 15),
+           bm_median(left, 15) / bm_median(clean, 15));
 
     /* 8. Which hostile programs cost a rebuild. */
     static const char *const hostile[][3] = {
@@ -511,5 +517,8 @@ int main(int argc, char **argv)
     free(a);
     free(c);
     free(d);
+    free(d0);
+    free(b0);
+    free(cold_env);
     return 0;
 }

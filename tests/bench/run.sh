@@ -4,6 +4,7 @@
 # past its time bound (the whole run stays under ~6 minutes on 2 cores).
 #
 #   BENCH_SANDBOX_N      iterations of bench_sandbox (default 500)
+#   BENCH_BOX_N          iterations of bench_box (default 200)
 #   BENCH_GRADE_ROUNDS   rounds of bench_grade (default 5)
 #   BENCH_MATERIAL_ROUNDS  rounds of bench_material (default 5)
 #   BENCH_WORKER_ARGS    options of bench_worker (default: none; see
@@ -47,6 +48,7 @@ run() {
 }
 
 run bench_sandbox 90 "${BENCH_SANDBOX_N:-500}"
+run bench_box 120 "${BENCH_BOX_N:-200}"
 run bench_interact 120 "${BENCH_INTERACT_N:-50000}"
 run bench_grade 240 "${BENCH_GRADE_ROUNDS:-5}"
 run bench_material 120 "${BENCH_MATERIAL_ROUNDS:-5}"

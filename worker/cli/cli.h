@@ -79,7 +79,8 @@ enum {
     WK_EXIT_OK = 0,
     WK_EXIT_NOT_FOUND = 1, /* dead show/requeue: no such letter; result: none yet */
     WK_EXIT_USAGE = 2,     /* bad option or value (a malformed URL too), or a job that cannot be encoded */
-    WK_EXIT_REDIS = 3,     /* Redis unreachable or failing, the queue full; run: the sandbox could not start */
+    WK_EXIT_REDIS = 3,     /* Redis unreachable or failing, the queue full; run: the sandbox could not start
+                            * (or the holder serving it was killed) */
     WK_EXIT_TIMEOUT = 4,   /* --wait ran out before the result came */
 };
 

@@ -1,10 +1,15 @@
-/* cmd_run.c -- `gradeq run`: one program in the sandbox, no Redis. */
+/* cmd_run.c -- `gradeq run`: one program in the sandbox, no Redis.
+ *
+ * In this process, or by the holder a `gradeq run` before it left (hold.h):
+ * the holder runs the same steps (cmd_run.h) on the command's fds. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "worker/cli/cli.h"
+#include "worker/cli/cmd_run.h"
 #include "worker/cli/commands.h"
+#include "worker/cli/hold.h"
 #include "worker/common/convert.h"
 #include "worker/engine/interact.h"
 
@@ -88,9 +93,8 @@ static int run_pair(sbx_host *host, sbx_box *box, wk_cli_run *c, q_result *w, co
     return rc;
 }
 
-int wk_cmd_run(int argc, char **argv)
+int wk_run_parse(wk_cli_run *c, int argc, char **argv, int *status)
 {
-    static wk_cli_run c;
     char err[SBX_HOST_ERR_LEN] = "";
     int i = 1;
     for (; i < argc; i++) {
@@ -98,25 +102,77 @@ int wk_cmd_run(int argc, char **argv)
             i++;
             break;
         }
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(stdout), 0;
-        int rc = wk_cli_run_option(&c, argc, argv, &i, err, sizeof err);
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            wk_cli_run_free(c);
+            *status = WK_EXIT_OK;
+            return 0;
+        }
+        int rc = wk_cli_run_option(c, argc, argv, &i, err, sizeof err);
         if (rc < 0 || (rc == 0 && argv[i][0] == '-')) {
-            wk_cli_run_free(&c);
-            return rc < 0 ? wk_usage_error("run", "%s", err) : wk_usage_error("run", "unknown option %s", argv[i]);
+            wk_cli_run_free(c);
+            *status = rc < 0 ? wk_usage_error("run", "%s", err) : wk_usage_error("run", "unknown option %s", argv[i]);
+            return 0;
         }
         if (rc == 0)
             break; /* the program, without a "--" */
     }
-    if (wk_cli_run_program(&c, argc, argv, i, err, sizeof err) < 0) {
-        wk_cli_run_free(&c);
-        return wk_usage_error("run", "%s", err);
+    if (wk_cli_run_program(c, argc, argv, i, err, sizeof err) < 0) {
+        wk_cli_run_free(c);
+        *status = wk_usage_error("run", "%s", err);
+        return 0;
     }
-    if (!c.stdin_given && !c.inter_input && !isatty(0) && own_stdin(&c, err, sizeof err) < 0) {
+    return 1;
+}
+
+int wk_run_input(wk_cli_run *c, int *status)
+{
+    char err[SBX_ERR_LEN];
+    if (!c->stdin_given && !c->inter_input && !isatty(0) && own_stdin(c, err, sizeof err) < 0) {
         fprintf(stderr, "gradeq run: %s\n", err);
-        wk_cli_run_free(&c);
-        return WK_EXIT_USAGE;
+        wk_cli_run_free(c);
+        *status = WK_EXIT_USAGE;
+        return 0;
     }
+    return 1;
+}
+
+void wk_run_notes(const sbx_host *host)
+{
+    warn_isolation(host);
+    if (sbx_host_cgroup_note(host)[0])
+        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
+}
+
+int wk_run_single(wk_cli_run *c, sbx_box *box, sbx_result *r)
+{
+    int rc = sbx_run(box, &c->spec, r);
+    memory_limit_guess(r);
+    return rc;
+}
+
+int wk_run_report(wk_cli_run *c, sbx_result *r, int rc)
+{
+    const char *names[WK_ISO_MAX];
+    q_result w;
+    wk_result_to_wire(r, NULL, NULL, 0, names, &w);
+    c->json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
+    sbx_result_free(r);
+    wk_cli_run_free(c);
+    return rc < 0 ? WK_EXIT_REDIS : WK_EXIT_OK;
+}
+
+int wk_cmd_run(int argc, char **argv)
+{
+    static wk_cli_run c;
+    static wk_hold_self self;
+    int status;
+    bool leave;
+    if (wk_hold_call(argc, argv, &self, &status, &leave))
+        return status;
+    if (!wk_run_parse(&c, argc, argv, &status) || !wk_run_input(&c, &status))
+        return status;
+    char err[SBX_HOST_ERR_LEN] = "";
     sbx_host_options ho = { .require_isolation = c.require_isolation };
     sbx_host *host = NULL;
     sbx_box *box = NULL;
@@ -126,24 +182,26 @@ int wk_cmd_run(int argc, char **argv)
         wk_cli_run_free(&c);
         return WK_EXIT_REDIS;
     }
-    warn_isolation(host);
-    if (sbx_host_cgroup_note(host)[0])
-        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
-    sbx_result r;
-    const char *names[WK_ISO_MAX];
-    q_result w;
+    wk_run_notes(host);
     int rc;
     if (c.has_interactor) {
+        const char *names[WK_ISO_MAX];
+        q_result w;
         rc = run_pair(host, box, &c, &w, names);
+        wk_cli_run_free(&c);
+        status = rc < 0 ? WK_EXIT_REDIS : WK_EXIT_OK;
     } else {
-        rc = sbx_run(box, &c.spec, &r);
-        memory_limit_guess(&r);
-        wk_result_to_wire(&r, NULL, NULL, 0, names, &w);
-        c.json ? wk_print_json(stdout, &w) : wk_print_plain(&w);
-        sbx_result_free(&r);
+        sbx_result r;
+        rc = wk_run_single(&c, box, &r);
+        status = wk_run_report(&c, &r, rc);
     }
     sbx_box_close(box);
     sbx_host_close(host);
-    wk_cli_run_free(&c);
-    return rc < 0 ? WK_EXIT_REDIS : WK_EXIT_OK;
+    if (leave) {
+        /* What the command printed goes out before the holder's fork. */
+        fflush(stdout);
+        fflush(stderr);
+        wk_hold_leave(&self, c.require_isolation);
+    }
+    return status;
 }
