@@ -141,8 +141,8 @@ int main(int argc, char **argv)
     snprintf(gpath, sizeof gpath, "%s/gradeq", dir);
     char *version[] = { gpath, "--version", NULL };
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
-    char **cold_env = bm_env_holder_off();
-    if (!cold_env)
+    char **cold_env = bm_env_holder("0"), **warm_env = bm_env_holder("5000");
+    if (!cold_env || !warm_env)
         die("calloc", "out of memory");
     double *t[S_N], *base[S_N];
     for (int s = 0; s < S_N; s++) {
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
      * command would otherwise pay for. */
     for (int i = 0; i < n; i++) {
         base[S_WARM][i] = bare();
-        t[S_WARM][i] = spawn_wait(cmd, NULL);
+        t[S_WARM][i] = spawn_wait(cmd, warm_env);
     }
     for (int i = 0; i < n; i++) {
         base[S_CMD][i] = bare();
@@ -283,5 +283,6 @@ int main(int argc, char **argv)
         free(base[s]);
     }
     free(cold_env);
+    free(warm_env);
     return 0;
 }

@@ -368,8 +368,8 @@ int main(int argc, char **argv)
     char *cmd[] = { gpath, "run", "--", "/bin/true", NULL };
     double *a = calloc((size_t)n, sizeof *a), *c = calloc((size_t)n, sizeof *c), *d = calloc((size_t)n, sizeof *d),
            *d0 = calloc((size_t)n, sizeof *d0);
-    char **cold_env = bm_env_holder_off();
-    if (!a || !c || !d || !d0 || !cold_env) {
+    char **cold_env = bm_env_holder("0"), **warm_env = bm_env_holder("5000");
+    if (!a || !c || !d || !d0 || !cold_env || !warm_env) {
         fprintf(stderr, "bench: out of memory\n");
         return 1;
     }
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
         a[i] = bare_spawn(bare_true, false, &bytes);
         c[i] = sbx_time(b, true_argv, &l, NULL);
         if (i < ncmd)
-            d[i] = cmd_time(cmd, environ);
+            d[i] = cmd_time(cmd, warm_env);
     }
     /* 2b in a loop of its own, beside bare spawns (b0): the namespaces a
      * cold command leaves the kernel to clean up would slow the warm
@@ -520,5 +520,6 @@ int main(int argc, char **argv)
     free(d0);
     free(b0);
     free(cold_env);
+    free(warm_env);
     return 0;
 }

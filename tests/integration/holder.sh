@@ -51,6 +51,11 @@ files="--file counters=$P/counters --file box_attrs=$P/box_attrs"
 # shellcheck disable=SC2086 # $files is a list of options
 GRADEQ_RUN_HOLD_MS=0 run $files -- ./counters show >"$T/new" 2>/dev/null
 check "no holder with GRADEQ_RUN_HOLD_MS=0" '[ -z "$(holder_pid)" ] && [ ! -S "$(holder_sock)" ]'
+# A holder stays in the cgroup and session of the command that left it: a
+# caller that removes its cgroup after `gradeq run` found it busy (EBUSY).
+# None unless asked for.
+env -u GRADEQ_RUN_HOLD_MS timeout 60 "$G" run -- /bin/true 2>/dev/null
+check "no holder unless GRADEQ_RUN_HOLD_MS asks for one" '[ -z "$(holder_pid)" ] && [ ! -S "$(holder_sock)" ]'
 new_lo=$(sed -n 's/^lo_bytes=//p' "$T/new")
 new_ino=$(sed -n 's/^tmp_ino=//p' "$T/new")
 

@@ -1,5 +1,6 @@
 /* bench_time.c -- the benchmarks' clock, order statistics and the
  * environment of a `gradeq run` without its holder (bench_time.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,19 +32,21 @@ double bm_median(double *v, int n)
     return v[n / 2];
 }
 
-char **bm_env_holder_off(void)
+char **bm_env_holder(const char *ms)
 {
     extern char **environ;
     size_t n = 0;
     while (environ[n])
         n++;
+    static char var[64];
     char **env = calloc(n + 2, sizeof *env);
     if (!env)
         return NULL;
+    (void)snprintf(var, sizeof var, "GRADEQ_RUN_HOLD_MS=%s", ms);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
             env[k++] = environ[i];
-    env[k] = "GRADEQ_RUN_HOLD_MS=0";
+    env[k] = var;
     return env;
 }

@@ -11,8 +11,9 @@ double bm_median(double *v, int n);
 /* The p-quantile (0..1) of v[0..n-1] (n > 0), sorting v. */
 double bm_pct(double *v, int n, double p);
 
-/* This process's environment with GRADEQ_RUN_HOLD_MS=0 in place of any
- * value it had (malloc'd array, NULL-terminated; NULL without memory). */
-char **bm_env_holder_off(void);
+/* This process's environment with GRADEQ_RUN_HOLD_MS=ms in place of any
+ * value it had (malloc'd array, NULL-terminated; NULL without memory):
+ * "0" for no holder, a time for the warm path. */
+char **bm_env_holder(const char *ms);
 
 #endif

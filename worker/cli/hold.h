@@ -1,11 +1,15 @@
 /* hold.h -- `gradeq run`'s holder: a box kept warm between commands.
  *
- * A `gradeq run` that finds no holder runs in process as it always did,
- * then leaves one behind (hold_serve.c): a process of its own session,
+ * Asked for with GRADEQ_RUN_HOLD_MS (off by default: a holder stays in the
+ * cgroup, scope and session the first command ran in, and a caller that
+ * removes its cgroup after the command, or waits for its scope to end,
+ * would find it still there), a `gradeq run` that finds no holder runs in
+ * process as it always did, then leaves one behind (hold_serve.c): a
+ * process of its own session,
  * stdio on /dev/null, that opens a host and a box and serves the next
  * `gradeq run` commands of the same binary, user and context over a unix
  * socket in the sandbox's state directory (hold_sock.c), one at a time,
- * until it has been idle GRADEQ_RUN_HOLD_MS (default 5000; 0: no holder at
+ * until it has been idle GRADEQ_RUN_HOLD_MS (unset or 0: no holder at
  * all). A request carries the command's argv, its identity (hold_id.c) and
  * its cwd, stdin, stdout and stderr as fds; the holder runs it exactly as
  * the command would have in process, on those fds, and answers its exit
@@ -37,7 +41,6 @@
 #include <sys/resource.h>
 
 #define WK_HOLD_ENV "GRADEQ_RUN_HOLD_MS"
-#define WK_HOLD_DEFAULT_MS 5000
 #define WK_HOLD_CTX_MAX 8192   /* GRADEQ_* variables and the cgroup file */
 #define WK_HOLD_ARGV_MAX 49152 /* argv bytes a request carries; more: in process */
 

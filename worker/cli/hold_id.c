@@ -39,7 +39,7 @@ long wk_hold_idle_ms(void)
 {
     const char *v = getenv(WK_HOLD_ENV);
     if (!v)
-        return WK_HOLD_DEFAULT_MS;
+        return 0;
     char *end;
     errno = 0;
     long ms = strtol(v, &end, 10);
