@@ -11,7 +11,11 @@ P=${GRADEQ_PROGS:-build/progs}
 no_admin() { setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$@"; }
 
 start_redis || exit 1
-no_admin "$B/gradeq-worker" --name nons --threads 1 --require-isolation no >"$T/nons.log" 2>&1 &
+# Not through no_admin: a function run with & is a subshell, and $! (the
+# pid the script kills) would be that subshell's, not the worker's; the
+# worker outlived the script.
+setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin \
+    "$B/gradeq-worker" --name nons --threads 1 --require-isolation no >"$T/nons.log" 2>&1 &
 LAST_WORKER=$!; WORKERS="$WORKERS $LAST_WORKER"
 out=$(timeout 180 "$B/gradeq" submit --wait 120 --json -- /bin/sh -c 'echo $$' 2>/dev/null)
 check "worker without CAP_SYS_ADMIN: its job ran, without namespaces" \
