@@ -38,11 +38,13 @@ char **bm_env_holder(const char *ms)
     size_t n = 0;
     while (environ[n])
         n++;
-    static char var[64];
-    char **env = calloc(n + 2, sizeof *env);
+    /* The variable lives in the same block as the array: one free, and
+     * each call's environment its own. */
+    char **env = calloc(n + 2 + 64 / sizeof *env, sizeof *env);
     if (!env)
         return NULL;
-    (void)snprintf(var, sizeof var, "GRADEQ_RUN_HOLD_MS=%s", ms);
+    char *var = (char *)(env + n + 2);
+    (void)snprintf(var, 64, "GRADEQ_RUN_HOLD_MS=%s", ms);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "GRADEQ_RUN_HOLD_MS=", 19) != 0)
