@@ -179,6 +179,20 @@ static void cancels_against_rebuilds_reach_only_their_runs(void **state)
                      sbx_status_name(r.status), r.error);
         sbx_result_free(&r);
     }
+    /* Timing alone may let every odd run end before its cancel: an odd run
+     * that waits until it is cancelled proves the canceller lands (its
+     * 60 s wall only ends a canceller that never reaches it). */
+    while (sbx_box_run_id(sx_box) % 2 == 0)
+        hello_ok(sx_box);
+    sbx_limits waits;
+    sbx_limits_default(&waits);
+    waits.wall_ms = 60000;
+    sbx_result w;
+    sx_run_prog("sleep", NULL, &waits, &w);
+    if (!cancelled(&w))
+        fail_msg("an odd run the canceller should end: %s %s", sbx_status_name(w.status), w.error);
+    sbx_result_free(&w);
+    odd_cancelled++;
     atomic_store(&c.stop, true);
     pthread_join(t, NULL);
     /* Both attacks happened: boxes were rebuilt, cancels landed. */
