@@ -34,7 +34,7 @@ mount --make-rprivate / && umount -l /sys/fs/cgroup && mount -t cgroup2 cgroup2 
 check "inside: the cgroup namespace's root is ours (/proc/self/cgroup says 0::/)" '[ "$(cat /proc/self/cgroup)" = "0::/" ]'
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-"$B/gradeq" run --json --memory 64M -- "$P/hello" >"$T/hello.json" 2>"$T/hello.err"
+"$B/gradeq" run --json --memory 64M -- "$P/greet" >"$T/hello.json" 2>"$T/hello.err"
 check "gradeq run: OK, with every protection" \
     '[ "$(json "d[\"status\"], \" \".join(d[\"isolation\"])" <"$T/hello.json")" = "OK pid_ns mount_ns net_ns ipc_ns uts_ns uid no_new_privs seccomp cgroup_memory cgroup_pids cgroup_cpu cgroup_kill rlimits fds clean_env cgroup_cpu_share" ] || { cat "$T/hello.err"; false; }'
 check "... and its one line says what it did with the cgroup" 'grep -q "cgroup v2" "$T/hello.err" && grep -q "gradeq-supervisor" "$T/hello.err"'

@@ -209,7 +209,7 @@ if echo "$PARTS" | grep -qw docker; then
         gradeq-worker:test >/dev/null
     check "docker, the non-privileged recipe: starts fully isolated" \
         'workers 1 && $DOCKER logs np 2>&1 | grep -q "namespaces yes" && ! $DOCKER logs np 2>&1 | grep -q "missing:" || { $DOCKER logs np; false; }'
-    out=$(G submit --wait 120 -- "$P/hello" 2>&1)
+    out=$(G submit --wait 120 -- "$P/greet" 2>&1)
     check "... a hello: OK" 'echo "$out" | grep -q "gradeq: OK"'
     out=$(G submit --wait 120 --json --memory 512M -- "$P/memhog" 272 2>/dev/null)
     check "... a 272 MiB job allowed 512M in a container limited to 100M: held to the container's limit" \

@@ -60,7 +60,7 @@ check "the next run in the slot is its own: exit 3 is RUNTIME_ERROR" 'echo "$out
 
 mkdir -p "$T/tests"
 for i in 1 2 3; do echo "$i $i" >"$T/tests/$i.in"; echo $((i + i)) >"$T/tests/$i.out"; done
-$G submit --wait 300 --json --tests "$T/tests" --file main.c=tests/integration/grade/sum.c \
+$G submit --wait 300 --json --tests "$T/tests" --file main.c=tests/integration/grade/add.c \
     --compile 'gcc -O2 -o main main.c' -- ./main >"$T/grade.json" 2>/dev/null
 check "a grading job (gcc, 3 tests) through the service: OK 3/3" \
     '[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[\"status\"], d[\"passed\"], d[\"compile\"][\"status\"])" "$T/grade.json")" = "OK 3 OK" ]'

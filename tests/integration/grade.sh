@@ -28,19 +28,19 @@ field() { python3 -c "import json,sys,base64; d=json.load(open(sys.argv[1])); pr
 is() { [ "$(field "$1" "$2")" = "$3" ] || { echo "  $1: $2 = $(field "$1" "$2"), want $3"; return 1; }; }
 
 # --- the three languages: all accepted ---------------------------------------
-grade_json c_ok --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -O2 -o main main.c' -- ./main
+grade_json c_ok --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -O2 -o main main.c' -- ./main
 check "C on 10 tests: all OK, exit 0" 'is c_ok "d[\"status\"],d[\"passed\"],d[\"total\"]" "OK 10 10" && [ "$(cat $T/c_ok.rc)" = 0 ]'
 check "C: tests in natural order, names from the files" 'is c_ok "\" \".join(t[\"name\"] for t in d[\"tests\"])" "1 2 3 4 5 6 7 8 9 10"'
 check "C: no test saw another's leftover file" 'is c_ok "all(base64.b64decode(t[\"stdout\"])!=b\"saw a leftover\\n\" for t in d[\"tests\"])" True'
 check "C: compile ran once, its fields reported" 'is c_ok "d[\"compile\"][\"status\"],d[\"compile\"][\"exit_code\"]" "OK 0"'
 check "--json: stdout holds only the object" '[ "$(wc -l < $T/c_ok.json)" = 1 ]'
-grade_json cpp_ok --tests "$T/ten" $LANGS --language cpp --source "$S/sum.cpp"
+grade_json cpp_ok --tests "$T/ten" $LANGS --language cpp --source "$S/add.cpp"
 check "C++ (preset) on 10 tests: all OK" 'is cpp_ok "d[\"status\"],d[\"passed\"]" "OK 10"'
-grade_json py_ok --tests "$T/ten" $LANGS --language python3 --source "$S/sum.py"
+grade_json py_ok --tests "$T/ten" $LANGS --language python3 --source "$S/add.py"
 check "Python 3 (preset) on 10 tests: all OK" 'is py_ok "d[\"status\"],d[\"passed\"]" "OK 10"'
 
 # --- wrong answer on test 3, the rest still run; or SKIPPED ------------------
-grade_json c_wa --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DWRONG=3 -o main main.c' -- ./main
+grade_json c_wa --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -DWRONG=3 -o main main.c' -- ./main
 check "WA on test 3: status, 9/10, the rest ran" 'is c_wa "d[\"status\"],d[\"passed\"],d[\"tests\"][2][\"status\"],d[\"tests\"][3][\"status\"]" "WRONG_ANSWER 9 WRONG_ANSWER OK"'
 check "WA: the checker says where" 'is c_wa "d[\"tests\"][2][\"checker_message\"]" "line 1: expected \"33\", got \"34\""'
 check "WA: exit 0 (grading happened)" '[ "$(cat $T/c_wa.rc)" = 0 ]'
@@ -58,7 +58,7 @@ grade_json py_ce --tests "$T/ten" $LANGS --language python3 --source "$T/bad.py"
 check "Python preset: a syntax error is a compile error" 'is py_ce "d[\"status\"]" COMPILE_ERROR'
 
 # --- one TIME_LIMIT ------------------------------------------------------------
-grade_json c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
+grade_json c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
 check "TIME_LIMIT on test 7 only" 'is c_tle "d[\"status\"],d[\"passed\"],d[\"tests\"][6][\"status\"],d[\"tests\"][7][\"status\"]" "TIME_LIMIT 9 TIME_LIMIT OK"'
 
 # --- the built-in checkers, on answers that differ only as each forgives ---
@@ -81,7 +81,7 @@ mkdir -p "$T/cust"
 echo "1 2" > "$T/cust/1.in"; echo 3 > "$T/cust/1.out"
 echo "2 2" > "$T/cust/2.in"; echo 5 > "$T/cust/2.out"
 echo "100 1" > "$T/cust/3.in"; echo 101 > "$T/cust/3.out"
-grade_json cust --tests "$T/cust" --file main.c="$S/sum.c" --compile 'gcc -o main main.c' --checker "$T/check" -- ./main
+grade_json cust --tests "$T/cust" --file main.c="$S/add.c" --compile 'gcc -o main main.c' --checker "$T/check" -- ./main
 check "custom checker accepts, with its message" 'is cust "d[\"tests\"][0][\"status\"],d[\"tests\"][0][\"checker_message\"]" "OK ok 3"'
 check "custom checker rejects: WRONG_ANSWER, first line of its stderr" 'is cust "d[\"tests\"][1][\"status\"]+\"|\"+d[\"tests\"][1][\"checker_message\"]" "WRONG_ANSWER|wrong answer: expected 5, found 4"'
 check "custom checker crashes: CHECKER_ERROR, not the program's" 'is cust "d[\"tests\"][2][\"status\"],d[\"status\"]" "CHECKER_ERROR WRONG_ANSWER"'
@@ -96,7 +96,7 @@ check "interactor says no: WRONG_ANSWER with its message" 'is inter_wa "d[\"stat
 grade_json inter_crash --tests "$T/guess" --interactor "$P/guess_interactor crash" -- "$P/guess_solver" right
 check "interactor crashes: INTERACTOR_ERROR" 'is inter_crash "d[\"tests\"][0][\"status\"]" INTERACTOR_ERROR'
 # The program from a language preset: the interactor still travels with it.
-grade_json inter_lang --tests "$T/guess" $LANGS --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+grade_json inter_lang --tests "$T/guess" $LANGS --interactor "$P/guess_interactor" --language python3 --source "$S/halving.py"
 check "interactor against a language preset's program: all OK" 'is inter_lang "d[\"status\"],d[\"passed\"]" "OK 3"'
 check "--checker with --interactor: exit 2" '! $G grade --tests "$T/guess" --checker exact --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>&1'
 
@@ -140,13 +140,13 @@ check "16 GiB through the assembler and linker: COMPILE_ERROR" 'is huge "d[\"sta
 bad_cli() { $G grade "$@" >/dev/null 2>"$T/badcli.err"; [ $? = 2 ] && [ -s "$T/badcli.err" ]; }
 check "no --tests: exit 2" 'bad_cli -- ./main'
 check "--language without --source: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c'
-check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" -- ./main'
-check "a --checker-file named as the checker program copied in: exit 2 naming it (was SANDBOX_ERROR, exit 3)" 'bad_cli --tests "$T/ten" --checker "$T/check" --checker-file check="$S/sum.c" -- cat && grep -q "\"check\" and \"check\"" "$T/badcli.err"'
-check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language no-such-language --source "$S/sum.c"'
+check "--language with PROGRAM: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/add.c" -- ./main'
+check "a --checker-file named as the checker program copied in: exit 2 naming it (was SANDBOX_ERROR, exit 3)" 'bad_cli --tests "$T/ten" --checker "$T/check" --checker-file check="$S/add.c" -- cat && grep -q "\"check\" and \"check\"" "$T/badcli.err"'
+check "unknown language: exit 2" 'bad_cli --tests "$T/ten" $LANGS --language no-such-language --source "$S/add.c"'
 check "--checker float:x: exit 2" 'bad_cli --tests "$T/ten" --checker float:x -- cat'
 check "--stdin with --tests: exit 2" 'bad_cli --tests "$T/ten" --stdin "$T/ten/1.in" -- cat'
 check "empty tests folder: exit 2" 'mkdir -p "$T/none" && bad_cli --tests "$T/none" -- cat'
-check "a job file where the preset puts the source: exit 2, said why" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/sum.c" --file main.c="$S/sum.c" && grep -q "clashes with \"main.c\"" "$T/badcli.err"'
+check "a job file where the preset puts the source: exit 2, said why" 'bad_cli --tests "$T/ten" $LANGS --language c --source "$S/add.c" --file main.c="$S/add.c" && grep -q "clashes with \"main.c\"" "$T/badcli.err"'
 mkdir -p "$T/fifo" "$T/esc"; mkfifo "$T/fifo/1.in"; : > "$T/fifo/1.out"
 check "a fifo among the tests: exit 2, no hang" 'timeout 20 $B/gradeq grade --tests "$T/fifo" -- cat >/dev/null 2>"$T/fifo.err"; [ $? = 2 ] && grep -q "not a regular file" "$T/fifo.err"'
 : > "$T/esc/$(printf 'a\033[2J\nb').in"; : > "$T/esc/$(printf 'a\033[2J\nb').out"
@@ -171,21 +171,21 @@ same_verdicts() { # the worker's statuses equal the local ones
     b=$(field "$2" "[t[\"status\"] for t in d[\"tests\"]], d[\"status\"], d[\"passed\"]")
     [ "$a" = "$b" ] || { echo "  $1: $a, worker: $b"; return 1; }
 }
-submit_json q_c_ok --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -O2 -o main main.c' -- ./main
+submit_json q_c_ok --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -O2 -o main main.c' -- ./main
 check "worker: C all OK, as locally" 'same_verdicts c_ok q_c_ok'
-submit_json q_c_ok2 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -O2 -o main main.c' -- ./main
+submit_json q_c_ok2 --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -O2 -o main main.c' -- ./main
 check "worker: a rejudge of the same source, from the compile cache, same verdicts" 'same_verdicts c_ok q_c_ok2 && curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" | grep -q "^gradeq_compile_cache_total{result=\"hit\"} [1-9]"'
-submit_json q_cpp_ok --tests "$T/ten" --language cpp --source "$S/sum.cpp"
+submit_json q_cpp_ok --tests "$T/ten" --language cpp --source "$S/add.cpp"
 check "worker: C++ preset" 'same_verdicts cpp_ok q_cpp_ok'
 submit_json q_py_stop --tests "$T/ten" --language python3 --source "$S/wrong3.py" --stop-on-failure
 check "worker: Python WA then SKIPPED" 'same_verdicts py_stop q_py_stop'
-submit_json q_c_wa --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DWRONG=3 -o main main.c' -- ./main
+submit_json q_c_wa --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -DWRONG=3 -o main main.c' -- ./main
 check "worker: WA on test 3" 'same_verdicts c_wa q_c_wa'
 submit_json q_c_ce --tests "$T/ten" --file main.c="$S/broken.c" --compile 'gcc -o main main.c' -- ./main
 check "worker: compile error with its message" 'same_verdicts c_ce q_c_ce && is q_c_ce "b\"undeclared\" in base64.b64decode(d[\"compile\"][\"stderr\"])" True'
-submit_json q_c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/sum.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
+submit_json q_c_tle --cpu-ms 300 --wall-ms 20000 --tests "$T/ten" --file main.c="$S/add.c" --compile 'gcc -DSPIN=7 -o main main.c' -- ./main
 check "worker: one TIME_LIMIT" 'same_verdicts c_tle q_c_tle'
-submit_json q_cust --tests "$T/cust" --file main.c="$S/sum.c" --compile 'gcc -o main main.c' --checker "$T/check" -- ./main
+submit_json q_cust --tests "$T/cust" --file main.c="$S/add.c" --compile 'gcc -o main main.c' --checker "$T/check" -- ./main
 check "worker: custom checker OK / WA with message / CHECKER_ERROR" 'same_verdicts cust q_cust && is q_cust "d[\"tests\"][1][\"checker_message\"]" "wrong answer: expected 5, found 4"'
 submit_json q_zero --tests "$T/ten" --file main.c="$S/zero.c" --compile 'gcc -o main main.c' -- ./main
 check "worker: #include \"/dev/zero\" contained" 'is q_zero "d[\"status\"]" COMPILE_ERROR'
@@ -197,7 +197,7 @@ for c in exact tokens float:1e-6; do
 done
 submit_json q_inter_ok --tests "$T/guess" --interactor "$P/guess_interactor" -- "$P/guess_solver" right
 check "worker: interactor with tests" 'same_verdicts inter_ok q_inter_ok'
-submit_json q_inter_lang --tests "$T/guess" --interactor "$P/guess_interactor" --language python3 --source "$S/guess.py"
+submit_json q_inter_lang --tests "$T/guess" --interactor "$P/guess_interactor" --language python3 --source "$S/halving.py"
 check "worker: interactor against a language preset's program" 'same_verdicts inter_lang q_inter_lang'
 check "worker: each checker as locally" '[ "$(cat $T/q_flt.all)" = "WRONG_ANSWER WRONG_ANSWER OK " ]'
 submit_json q_attrs --tests "$T/attrs" --file main.c="$(dirname "$0")/../progs/box_attrs.c" --compile 'gcc -O1 -o main main.c' -- ./main
@@ -205,7 +205,7 @@ submit_json q_attrs_chk --tests "$T/attrs" --checker ./chk --checker-file chk="$
 submit_json q_attrs_inter --tests "$T/attrs" --interactor "$T/box_attrs input" -- cat
 check "worker: what a test does to /box reaches no later test (program, checker, interactor)" \
     'same_verdicts attrs q_attrs && same_verdicts attrs_chk q_attrs_chk && same_verdicts attrs_inter q_attrs_inter'
-submit_json q_nolang --tests "$T/ten" --language no-such-language --source "$S/sum.c"
+submit_json q_nolang --tests "$T/ten" --language no-such-language --source "$S/add.c"
 check "worker: an unknown language is BAD_JOB naming it" 'is q_nolang "d[\"status\"],d[\"error\"]" "BAD_JOB language: \"no-such-language\" is not a language of this worker"'
 # Bad combinations sent raw: BAD_JOB naming the field.
 raw() { python3 - "$@" <<'PY' > "$T/raw.bin"

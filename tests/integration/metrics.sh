@@ -25,7 +25,7 @@ busy_seen() {
 }
 check "busy while a job runs" busy_seen
 for n in 1 2 3 4 5; do "$B/gradeq" submit --wait 120 -- /bin/true >/dev/null 2>&1; done
-for n in 1 2; do "$B/gradeq" submit --wait 120 --cpu-ms 100 --wall-ms 20000 -- "$P/loop" >/dev/null 2>&1; done
+for n in 1 2; do "$B/gradeq" submit --wait 120 --cpu-ms 100 --wall-ms 20000 -- "$P/busy_loop" >/dev/null 2>&1; done
 "$B/gradeq" submit --wait 120 --stdout-max 100 -- "$P/yes_stdout" >/dev/null 2>&1
 "$B/gradeq" submit --wait 120 --interactor "/bin/sh -c 'exit 1'" -- /bin/true >/dev/null 2>&1
 "$B/gradeq" submit --wait 120 --interactor "/bin/sh -c 'exit 3'" -- /bin/true >/dev/null 2>&1

@@ -73,7 +73,7 @@ sub --transcript 4K --stdout-max 128K --wall-ms 20000 \
     -- /usr/bin/head -c 131073 /dev/zero >/dev/null 2>"$T/s5"
 check "worker: a transcript job over its stdout cap, the program ended first: OUTPUT_LIMIT" \
     'grep -q "^gradeq: OUTPUT_LIMIT" "$T/s5"'
-check "worker: the slot's next job is not cancelled" 'sub -- "$P/hello" 2>&1 | grep -q "^gradeq: OK"'
+check "worker: the slot's next job is not cancelled" 'sub -- "$P/greet" 2>&1 | grep -q "^gradeq: OK"'
 
 # 2000 forks in one job do not move the next job's pids.
 sub --cpu-ms 20000 --wall-ms 60000 -- "$P/counters" move 2000 >/dev/null 2>&1

@@ -23,7 +23,7 @@ same() { # same NAME RUNARGS -- PROG...: run and submit give the same status and
 check "OK round-trips" 'same OK -- "$P/exact_out" 100000'
 check "RUNTIME_ERROR round-trips" 'same RUNTIME_ERROR -- "$P/exit3"'
 check "SIGNALED round-trips" 'same SIGNALED -- "$P/segv"'
-check "TIME_LIMIT round-trips" 'same TIME_LIMIT --cpu-ms 200 --wall-ms 20000 -- "$P/loop"'
+check "TIME_LIMIT round-trips" 'same TIME_LIMIT --cpu-ms 200 --wall-ms 20000 -- "$P/busy_loop"'
 check "WALL_TIME_LIMIT round-trips" 'same WALL_TIME_LIMIT --wall-ms 200 -- "$P/sleep"'
 check "MEMORY_LIMIT round-trips" 'same MEMORY_LIMIT --memory 32M -- "$P/memhog" 256'
 check "OUTPUT_LIMIT round-trips" 'same OUTPUT_LIMIT --stdout-max 1000 -- "$P/yes_stdout"'

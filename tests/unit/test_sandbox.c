@@ -26,7 +26,7 @@ static void hello_ok(void **state)
 {
     (void)state;
     sbx_result r;
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(r.stdout_len, 6);
@@ -43,7 +43,7 @@ static void loop_time_limit(void **state)
     l.cpu_ms = 300;
     l.wall_ms = 30000; /* a loaded machine must not turn this into a wall kill */
     sbx_result r;
-    assert_int_equal(sx_run_prog("loop", NULL, &l, &r), 0);
+    assert_int_equal(sx_run_prog("busy_loop", NULL, &l, &r), 0);
     sx_assert_status(&r, SBX_TIME_LIMIT);
     assert_true(r.cpu_us >= 300000);
     assert_true(r.cpu_us < 1500000); /* generous: RLIMIT_CPU alone would kill at 2 s */
@@ -238,7 +238,7 @@ static void zygote_answers_a_run_once(void **state)
     assert_int_equal(zygote_answer("/nonexistent"), ZY_EXEC_FAILED);
     assert_int_equal(zygote_answer("/bin/true"), ZY_EXITED);
     sbx_result r;
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
 }

@@ -29,7 +29,7 @@ static bool cancelled(const sbx_result *r)
 static void hello_ok(sbx_box *b)
 {
     sbx_result r;
-    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    assert_int_equal(sx_run_prog_in(b, "greet", NULL, NULL, NULL, 0, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
 }
@@ -41,7 +41,7 @@ static void cancel_names_its_run(void **state)
     uint64_t next = sbx_box_run_id(sx_box);
     sbx_box_cancel(sx_box, next);
     sbx_result r;
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), -1);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), -1);
     assert_true(cancelled(&r));
     sbx_result_free(&r);
     assert_int_equal(sbx_box_run_id(sx_box), next + 1);
@@ -88,7 +88,7 @@ static void cancel_all_ends_every_later_run(void **state)
     sbx_box_cancel_all(b);
     for (int i = 0; i < 3; i++) {
         sbx_result r;
-        assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), -1);
+        assert_int_equal(sx_run_prog_in(b, "greet", NULL, NULL, NULL, 0, &r), -1);
         assert_true(cancelled(&r));
         sbx_result_free(&r);
     }
@@ -158,8 +158,8 @@ static void cancels_against_rebuilds_reach_only_their_runs(void **state)
 {
     (void)state;
     /* Five: each program gets odd and even numbers. */
-    static const char *const progs[][3] = { { "plant", NULL }, { "hello", NULL }, { "sock_left", "make" },
-                                            { "stdout_inflight", NULL }, { "hello", NULL } };
+    static const char *const progs[][3] = { { "plant", NULL }, { "greet", NULL }, { "sock_left", "make" },
+                                            { "stdout_inflight", NULL }, { "greet", NULL } };
     unsigned long rebuilds = sbx_box_rebuilds(sx_box);
     int odd_cancelled = 0, planted = 0, runs = 60;
     canceller c = { .stop = false };
@@ -201,7 +201,7 @@ static void cancels_against_rebuilds_reach_only_their_runs(void **state)
     assert_true(odd_cancelled > 0);
     /* A request may still name the next run: the one after is free. */
     sbx_result r;
-    sx_run_prog("hello", NULL, NULL, &r);
+    sx_run_prog("greet", NULL, NULL, &r);
     sbx_result_free(&r);
     hello_ok(sx_box);
     print_message("%lu cancels sent, %d of the odd runs cancelled, %lu rebuilds\n", c.sent, odd_cancelled,

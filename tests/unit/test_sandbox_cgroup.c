@@ -98,7 +98,7 @@ static void hello_never_zero(void **state)
     (void)state;
     for (int i = 0; i < 20; i++) {
         sbx_result r;
-        assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+        assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
         sx_assert_status(&r, SBX_OK);
         if (r.memory_bytes == 0)
             fail_msg("run %d: memory_bytes 0", i);

@@ -143,7 +143,7 @@ static void forked_child_forgets_the_box(void **state)
     assert_int_equal(errno, EWOULDBLOCK);
     close(fd);
     sbx_result r;
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
 }

@@ -48,7 +48,7 @@ static void forkbomb_contained(void **state)
     assert_true(r.status == SBX_TIME_LIMIT || r.status == SBX_WALL_TIME_LIMIT);
     sbx_result_free(&r);
     assert_int_equal(sx_processes_of_uid(sx_slot_uid()), 0);
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
 }
@@ -124,7 +124,7 @@ static void kill_all_caller_survives(void **state)
     sx_assert_status(&r, SBX_OK);
     assert_non_null(memmem(r.stdout_buf, r.stdout_len, "alive", 5));
     sbx_result_free(&r);
-    assert_int_equal(sx_run_prog("hello", NULL, NULL, &r), 0);
+    assert_int_equal(sx_run_prog("greet", NULL, NULL, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
 }

@@ -153,7 +153,7 @@ static void box_directories_are_fresh_after_any_plant(void **state)
         sbx_result_free(&r);
         box_attrs("plant", modes[i], &r);
         sbx_result_free(&r);
-        run_ok("hello", NULL, "hello");
+        run_ok("greet", NULL, "hello");
     }
     /* All of it put back in place: no rebuild. */
     assert_int_equal(sbx_box_rebuilds(sx_box), before);
@@ -353,7 +353,7 @@ static void stdout_in_flight_ends_promptly(void **state)
     assert_memory_equal(r.stdout_buf, "bye\n", 4);
     assert_true(r.wall_us < 5000000);
     sbx_result_free(&r);
-    run_ok("hello", NULL, "hello");
+    run_ok("greet", NULL, "hello");
 }
 
 static void oom_aimed_at_the_zygote_is_the_runs(void **state)
@@ -382,7 +382,7 @@ static void oom_aimed_at_the_zygote_is_the_runs(void **state)
      * killer never sees it, whatever the program did to its own score. */
     assert_int_equal(sbx_box_rebuilds(b), 0);
     sbx_result_free(&r);
-    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    assert_int_equal(sx_run_prog_in(b, "greet", NULL, NULL, NULL, 0, &r), 0);
     sx_assert_status(&r, SBX_OK);
     sbx_result_free(&r);
     sbx_box_close(b);
@@ -393,7 +393,7 @@ static void benign_runs_keep_the_box(void **state)
     (void)state;
     unsigned long before = sbx_box_rebuilds(sx_box);
     for (int i = 0; i < 20; i++)
-        run_ok("hello", NULL, "hello");
+        run_ok("greet", NULL, "hello");
     run_ok("daemon", NULL, "grandchild");
     assert_int_equal(sbx_box_rebuilds(sx_box), before);
 }
@@ -444,12 +444,12 @@ static void overflowing_limits_refused(void **state)
         uint64_t *f[] = { &l.memory_bytes, &l.processes, &l.stdout_bytes, &l.stderr_bytes, &l.open_files };
         *f[which] = huge;
         sbx_result r;
-        assert_int_equal(sx_run_prog("hello", NULL, &l, &r), -1);
+        assert_int_equal(sx_run_prog("greet", NULL, &l, &r), -1);
         sx_assert_status(&r, SBX_SANDBOX_ERROR);
         assert_non_null(strstr(r.error, "refused"));
         sbx_result_free(&r);
     }
-    run_ok("hello", NULL, "hello");
+    run_ok("greet", NULL, "hello");
 }
 
 /* The worker out of fds (EMFILE) while a run is past its wall limit: the
@@ -490,7 +490,7 @@ static void wall_kill_without_fds(void **state)
     assert_int_equal(taken_errno, EMFILE);
     sx_assert_status(&r, SBX_WALL_TIME_LIMIT);
     sbx_result_free(&r);
-    run_ok("hello", NULL, "hello");
+    run_ok("greet", NULL, "hello");
 }
 
 /* A job's file name with a newline cannot forge a line in a log. */

@@ -165,7 +165,7 @@ static void process_counts_apart(void **state)
     l.processes = 16;
     for (int i = 0; i < 3; i++) {
         sbx_result r;
-        assert_int_equal(sx_run_prog_in(b.box, "hello", NULL, &l, NULL, 0, &r), 0);
+        assert_int_equal(sx_run_prog_in(b.box, "greet", NULL, &l, NULL, 0, &r), 0);
         sx_assert_status(&r, SBX_OK);
         sbx_result_free(&r);
     }

@@ -33,7 +33,7 @@ static int threads_now(void)
 static void run_hello(sbx_box *b)
 {
     sbx_result r;
-    assert_int_equal(sx_run_prog_in(b, "hello", NULL, NULL, NULL, 0, &r), 0);
+    assert_int_equal(sx_run_prog_in(b, "greet", NULL, NULL, NULL, 0, &r), 0);
     sx_assert_status(&r, SBX_OK);
     assert_true(r.stdout_len > 0);
     sbx_result_free(&r);
@@ -127,7 +127,7 @@ static void kept_watchdog_times_each_run(void **state)
         l.cpu_ms = 200;
         l.wall_ms = 5000;
         sbx_result r;
-        assert_int_equal(sx_run_prog("loop", NULL, &l, &r), 0);
+        assert_int_equal(sx_run_prog("busy_loop", NULL, &l, &r), 0);
         sx_assert_status(&r, SBX_TIME_LIMIT);
         assert_true(r.cpu_us >= 200000);
         sbx_result_free(&r);
