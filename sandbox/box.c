@@ -421,6 +421,7 @@ void sbx_box_close(sbx_box *b)
 {
     if (!b)
         return;
+    wd_close(b);
     for (int i = 0; i < BT_COUNT; i++)
         bt_stop(&b->threads[i]);
     box_stop(b);

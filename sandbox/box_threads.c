@@ -8,7 +8,9 @@
  * (bt_give) and waits for it to return (bt_wait); a thread runs one job at
  * a time and between runs sleeps on its own condition variable, holding
  * nothing of the box. The jobs are the same functions a fresh thread would
- * run, so a run sees no difference.
+ * run, so a run sees no difference. The watchdog is given one job for the
+ * box's whole life instead, which watches each run in turn (watchdog.c):
+ * a run's end then wakes no thread and waits for none.
  *
  * THREADS. Each box_thread's fields are under its mu: the box's thread
  * sets job and waits for it to go back to NULL; the box thread takes the
@@ -21,6 +23,7 @@
  * made the thread only forgets it too.
  */
 #include <errno.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "sandbox/internal.h"
@@ -28,6 +31,9 @@
 static void *bt_main(void *arg)
 {
     box_thread *t = arg;
+    /* Its role in ps -L and top -H; cannot fail (the name is copied, cut
+     * at 15 bytes). */
+    (void)prctl(PR_SET_NAME, t->name, 0, 0, 0);
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->job && !t->quit)
@@ -46,8 +52,9 @@ static void *bt_main(void *arg)
     return NULL;
 }
 
-static int bt_make(box_thread *t, size_t stack)
+static int bt_make(box_thread *t, const char *name, size_t stack)
 {
+    t->name = name;
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     t->job = NULL;
@@ -67,9 +74,9 @@ static int bt_make(box_thread *t, size_t stack)
     return 0;
 }
 
-int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg)
+int bt_give(box_thread *t, const char *name, size_t stack, void *(*job)(void *), void *arg)
 {
-    if (!t->owner && bt_make(t, stack) < 0)
+    if (!t->owner && bt_make(t, name, stack) < 0)
         return -1;
     pthread_mutex_lock(&t->mu);
     t->job = job;

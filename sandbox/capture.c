@@ -106,7 +106,7 @@ int cap_start(cap_stream *c)
         return 0; /* not captured */
     if (map_buffer(c) < 0)
         return -1;
-    if (bt_give(reader_of(c), 64 * 1024, reader_main, c) < 0) {
+    if (bt_give(reader_of(c), c->stream == 1 ? "gradeq-stdout" : "gradeq-stderr", 64 * 1024, reader_main, c) < 0) {
         int e = errno;
         cap_unmap(c->buf, c->size);
         c->buf = NULL;

@@ -263,6 +263,7 @@ int zy_main(void *cfg);
 typedef struct box_thread {
     pid_t owner;            /* the process that made it; 0: not made */
     pthread_t thread;
+    const char *name;       /* its role, shown as the thread's name */
     pthread_mutex_t mu;     /* guards job, arg, quit */
     pthread_cond_t cv;
     void *(*job)(void *);   /* the job in progress, NULL when idle */
@@ -273,9 +274,10 @@ typedef struct box_thread {
 /* The roles of a box's threads. */
 enum { BT_STDOUT, BT_STDERR, BT_WATCHDOG, BT_WRITER, BT_COUNT };
 
-/* Runs job(arg) on t, making the thread first (with that stack size) if
- * it is not made yet. -1 with errno when it cannot be made. */
-int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg);
+/* Runs job(arg) on t, making the thread first (named name, a literal of
+ * at most 15 bytes, with that stack size) if it is not made yet. -1 with
+ * errno when it cannot be made. */
+int bt_give(box_thread *t, const char *name, size_t stack, void *(*job)(void *), void *arg);
 /* Waits until t's job has returned. */
 void bt_wait(box_thread *t);
 /* Ends and joins t (idle); in a forked child only forgets it. */
@@ -317,13 +319,18 @@ struct sbx_box {
     bool has_cg;
     char host_dir[256];  /* without a mount namespace: the run's directory */
     zy_config zcfg;
-    /* Shared with other threads (sbx_box_run_id, sbx_box_cancel), under mu;
-     * cv wakes the run's watchdog, which waits on mu. */
+    /* Shared with other threads (sbx_box_run_id, sbx_box_cancel, the
+     * watchdog), under mu but wd_running; cv wakes the watchdog, which
+     * waits on mu. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t run_id;     /* the run in progress, or the next to start */
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
+    struct run_state *watched; /* the run the watchdog watches, NULL between runs */
+    uint64_t wd_seq;     /* counts the runs given to the watchdog */
+    bool wd_quit;        /* the box is closing: the watchdog's job returns */
+    bool wd_running;     /* its job is given (the box's thread only) */
     /* The run's threads, kept from run to run; only the box's thread gives
      * them jobs and stops them. */
     box_thread threads[BT_COUNT];
@@ -389,8 +396,13 @@ typedef struct watchdog {
     run_state *run;
 } watchdog;
 
+/* Makes w's run the box's watched one (starting the box's watchdog at its
+ * first run). -1 with errno when the thread cannot be made. */
 int wd_start(watchdog *w);
+/* The run is over: the watchdog leaves it alone from now on. */
 void wd_stop(watchdog *w);
+/* Before the box's threads are stopped: the watchdog's job returns. */
+void wd_close(sbx_box *b);
 
 /* ---- interact.c ------------------------------------------------------ */
 
@@ -420,7 +432,6 @@ struct run_state {
     pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
     atomic_ullong kill_ns; /* when the sandbox first killed it, 0 = never */
-    bool finished;         /* the main process has exited (under box->mu) */
     const sbx_spec *spec;
     sbx_reply reply;       /* interactive runs */
     pthread_mutex_t cb_mu; /* one callback at a time */

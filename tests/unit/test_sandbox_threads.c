@@ -1,7 +1,8 @@
 /* test_sandbox_threads.c -- a box's reader, watchdog and writer threads are
  * made once and kept from run to run: they live exactly as long as the box,
  * and each run still gets what fresh threads gave it (its own output, cut
- * at its own cap; its own time limits; its own interaction). */
+ * at its own cap; its own time limits; its own interaction); a run's end
+ * wakes no watchdog. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -86,6 +87,53 @@ static void threads_live_as_long_as_the_box(void **state)
     assert_int_equal(threads_now(), base);
 }
 
+/* Voluntary context switches (times it went to sleep) of every thread of
+ * this process named gradeq-watchdog. */
+static long watchdog_sleeps(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    long sum = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], text[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* a thread that ended meanwhile */
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = 0;
+        const char *sw = strstr(text, "\nvoluntary_ctxt_switches:");
+        static const char name[] = "Name:\tgradeq-watchdog\n";
+        if (strncmp(text, name, sizeof name - 1) == 0 && sw)
+            sum += atol(sw + strlen("\nvoluntary_ctxt_switches:"));
+    }
+    closedir(d);
+    return sum;
+}
+
+/* A run's start wakes the box's watchdog; its end wakes no thread and
+ * waits for none: over 30 quick runs the watchdog goes to sleep about
+ * once a run (it slept twice a run when each end woke it and waited for
+ * it). */
+static void run_end_wakes_no_watchdog(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    run_hello(b);
+    long before = watchdog_sleeps();
+    for (int i = 0; i < 30; i++)
+        run_hello(b);
+    long slept = watchdog_sleeps() - before;
+    sbx_box_close(b);
+    if (slept < 30 || slept >= 45)
+        fail_msg("the watchdog went to sleep %ld times over 30 runs", slept);
+}
+
 /* Floods against small caps on either stream, between runs whose output
  * is whole: each flood ends OUTPUT_LIMIT with exactly its cap kept, and
  * nothing of one run's stream reaches the next. */
@@ -149,6 +197,7 @@ int main(void)
         cmocka_unit_test_setup(threads_live_as_long_as_the_box, sx_test_setup),
         cmocka_unit_test_setup(kept_readers_cut_each_run_at_its_cap, sx_test_setup),
         cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
+        cmocka_unit_test_setup(run_end_wakes_no_watchdog, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }
