@@ -15,7 +15,9 @@
  * THREADS. Each box_thread's fields are under its mu: the box's thread
  * sets job and waits for it to go back to NULL; the box thread takes the
  * job, runs it without the lock, and clears it. At most one side waits on
- * cv at a time, so one signal reaches the right one.
+ * cv at a time, so one signal reaches the right one. Each side signals
+ * after its unlock: the other wakes to a free mutex, not to wait for it
+ * (a waiter checks under mu and waits releasing it, so no signal is lost).
  *
  * FORK. A child of fork() has none of these threads: sbx_box_forget frees
  * the box without touching them (a copied mutex may be held by a thread
@@ -46,7 +48,9 @@ static void *bt_main(void *arg)
         job(job_arg);
         pthread_mutex_lock(&t->mu);
         t->job = NULL;
+        pthread_mutex_unlock(&t->mu);
         pthread_cond_signal(&t->cv);
+        pthread_mutex_lock(&t->mu);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
@@ -81,8 +85,8 @@ int bt_give(box_thread *t, const char *name, size_t stack, void *(*job)(void *),
     pthread_mutex_lock(&t->mu);
     t->job = job;
     t->arg = arg;
-    pthread_cond_signal(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    pthread_cond_signal(&t->cv);
     return 0;
 }
 
