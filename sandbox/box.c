@@ -454,6 +454,9 @@ void sbx_box_forget(sbx_box *b)
             close(fds[i]);
     if (b->has_cg)
         cg_slot_forget(&b->cg);
+    for (int i = 0; i < BT_COUNT; i++)
+        if (b->threads[i].reader)
+            cap_forget(&b->threads[i]);
     place_drop(b);
     free(b);
 }

@@ -39,19 +39,26 @@ static void *bt_main(void *arg)
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->job && !t->quit)
-            pthread_cond_wait(&t->cv, &t->mu);
+            if (!(t->reader && cap_idle(t)))
+                pthread_cond_wait(&t->cv, &t->mu);
         if (!t->job)
             break;
         void *(*job)(void *) = t->job;
         void *job_arg = t->arg;
+        t->busy = true;
         pthread_mutex_unlock(&t->mu);
         job(job_arg);
         pthread_mutex_lock(&t->mu);
+        t->busy = false;
+        if (t->reader)
+            cap_renew(t); /* before the run waiting for it goes on */
         t->job = NULL;
         pthread_mutex_unlock(&t->mu);
         pthread_cond_signal(&t->cv);
         pthread_mutex_lock(&t->mu);
     }
+    if (t->reader)
+        cap_end(t);
     pthread_mutex_unlock(&t->mu);
     return NULL;
 }
@@ -105,11 +112,15 @@ void bt_stop(box_thread *t)
     if (t->owner == getpid()) {
         pthread_mutex_lock(&t->mu);
         t->quit = true;
+        if (t->reader)
+            cap_drop(t);
         pthread_cond_signal(&t->cv);
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
         pthread_mutex_destroy(&t->mu);
         pthread_cond_destroy(&t->cv);
+    } else if (t->reader) {
+        cap_forget(t);
     }
     t->owner = 0;
 }

@@ -269,6 +269,19 @@ typedef struct box_thread {
     void *(*job)(void *);   /* the job in progress, NULL when idle */
     void *arg;
     bool quit;
+    /* A reader's (capture.c), under mu: the pipe the next run's stream
+     * is to use, made by the reader after each run, until a run takes it
+     * (cap_pipe); and the reader's own copy of its read end, which it
+     * polls between runs, so that the run that took the pipe needs no
+     * wake-up of it. */
+    bool reader;
+    bool busy;              /* running its job (set by the thread) */
+    bool kept;              /* keep[] is a pipe not taken yet */
+    int keep[2];
+    int idle_fd;            /* -1: none */
+    int bell;               /* eventfd: stop waiting on idle_fd (cap_wake) */
+    uid_t pipe_uid;         /* owner of the write end (root only) */
+    bool pipe_chown;
 } box_thread;
 
 /* The roles of a box's threads. */
@@ -384,6 +397,25 @@ typedef struct cap_stream {
     int err;           /* errno of a failed read or allocation */
 } cap_stream;
 
+/* A pipe for the run's stream (1 stdout, 2 stderr): the one its reader
+ * made for it, else a new one; its write end owned by the slot's uid (as
+ * root), its read end non-blocking. 0, or -1 with errno. */
+int cap_pipe(sbx_box *b, int stream, int p[2]);
+/* The reader's side (box_threads.c calls them, t->mu held): between runs,
+ * wait in poll on the kept pipe (false when there is none to wait on);
+ * after a run, make the next one; at the thread's end, close them. */
+bool cap_idle(box_thread *t);
+void cap_renew(box_thread *t);
+void cap_end(box_thread *t);
+/* Closes the kept pipe (t->mu held), which ends the reader's wait on it
+ * (the box is closing). */
+void cap_drop(box_thread *t);
+/* Every process of the run is gone: a reader given c's stream that has not
+ * seen it yet (still waiting on the pipe, whose end of file may never
+ * come) is woken to take it, and then stops at stop_fd. */
+void cap_wake(cap_stream *c);
+/* In a forked child: closes its copies of the reader's fds, nothing else. */
+void cap_forget(box_thread *t);
 /* Maps the stream's buffer (cap+1 bytes of address space) and starts its
  * reader (the box's thread for the stream). */
 int cap_start(cap_stream *c);

@@ -176,21 +176,19 @@ static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_
     } else if ((io->give[0] = make_stdin(b, s, err, errlen)) < 0) {
         goto fail_msg;
     }
+    /* The readers' pipes (capture.c), read without blocking, so that a
+     * reader can stop once the run is gone even if a copy of the write end
+     * is in flight somewhere. */
     if (!s->use_stdout_fd) {
-        if (slot_pipe(b, p) < 0)
+        if (cap_pipe(b, 1, p) < 0)
             goto fail;
         io->give[1] = p[1];
         io->read_out = p[0];
     }
-    if (slot_pipe(b, p) < 0)
+    if (cap_pipe(b, 2, p) < 0)
         goto fail;
     io->give[2] = p[1];
     io->read_err = p[0];
-    /* Read without blocking, so that a reader can stop once the run is
-     * gone even if a copy of the write end is in flight somewhere. */
-    if ((io->read_out >= 0 && fcntl(io->read_out, F_SETFL, O_NONBLOCK) < 0) ||
-        fcntl(io->read_err, F_SETFL, O_NONBLOCK) < 0)
-        goto fail;
     return 0;
 fail:
     sbx_fail_errno(err, errlen, "pipe");
@@ -264,6 +262,8 @@ static void stop_readers(sbx_box *b, cap_stream cap[2], bool gone)
     uint64_t one = 1;
     if (gone && write(b->stop_fd, &one, sizeof one) != sizeof one)
         gone = false; /* cannot happen to an eventfd far from its maximum */
+    for (int i = 0; gone && i < 2; i++)
+        cap_wake(&cap[i]);
     for (int i = 0; i < 2; i++)
         cap_join(&cap[i]);
     if (gone && read(b->stop_fd, &one, sizeof one) != sizeof one)

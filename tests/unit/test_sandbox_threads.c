@@ -2,7 +2,7 @@
  * made once and kept from run to run: they live exactly as long as the box,
  * and each run still gets what fresh threads gave it (its own output, cut
  * at its own cap; its own time limits; its own interaction); a run's end
- * wakes no watchdog. */
+ * wakes no watchdog, and a silent run wakes each reader once. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -88,8 +88,8 @@ static void threads_live_as_long_as_the_box(void **state)
 }
 
 /* Voluntary context switches (times it went to sleep) of every thread of
- * this process named gradeq-watchdog. */
-static long watchdog_sleeps(void)
+ * this process named name. */
+static long sleeps_of(const char *name)
 {
     DIR *d = opendir("/proc/self/task");
     assert_non_null(d);
@@ -106,8 +106,9 @@ static long watchdog_sleeps(void)
         fclose(f);
         text[n] = 0;
         const char *sw = strstr(text, "\nvoluntary_ctxt_switches:");
-        static const char name[] = "Name:\tgradeq-watchdog\n";
-        if (strncmp(text, name, sizeof name - 1) == 0 && sw)
+        char line[64];
+        snprintf(line, sizeof line, "Name:\t%s\n", name);
+        if (strncmp(text, line, strlen(line)) == 0 && sw)
             sum += atol(sw + strlen("\nvoluntary_ctxt_switches:"));
     }
     closedir(d);
@@ -125,13 +126,42 @@ static void run_end_wakes_no_watchdog(void **state)
     sbx_box *b;
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
     run_hello(b);
-    long before = watchdog_sleeps();
+    long before = sleeps_of("gradeq-watchdog");
     for (int i = 0; i < 30; i++)
         run_hello(b);
-    long slept = watchdog_sleeps() - before;
+    long slept = sleeps_of("gradeq-watchdog") - before;
     sbx_box_close(b);
     if (slept < 30 || slept >= 45)
         fail_msg("the watchdog went to sleep %ld times over 30 runs", slept);
+}
+
+/* A reader waits between runs on the pipe it made for the next one, not
+ * on its condition variable: a run of a silent program wakes it once, at
+ * the program's end (it slept twice a run when the run's start woke it
+ * too). */
+static void silent_run_wakes_each_reader_once(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    const char *argv[] = { "/bin/true", NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(b, &s, &r), 0);
+    sbx_result_free(&r);
+    long out = sleeps_of("gradeq-stdout"), errs = sleeps_of("gradeq-stderr");
+    for (int i = 0; i < 30; i++) {
+        assert_int_equal(sbx_run(b, &s, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        sbx_result_free(&r);
+    }
+    out = sleeps_of("gradeq-stdout") - out;
+    errs = sleeps_of("gradeq-stderr") - errs;
+    sbx_box_close(b);
+    if (out < 30 || out >= 45 || errs < 30 || errs >= 45)
+        fail_msg("over 30 runs the readers went to sleep %ld and %ld times", out, errs);
 }
 
 /* Floods against small caps on either stream, between runs whose output
@@ -198,6 +228,7 @@ int main(void)
         cmocka_unit_test_setup(kept_readers_cut_each_run_at_its_cap, sx_test_setup),
         cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
         cmocka_unit_test_setup(run_end_wakes_no_watchdog, sx_test_setup),
+        cmocka_unit_test_setup(silent_run_wakes_each_reader_once, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }
