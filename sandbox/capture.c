@@ -116,23 +116,6 @@ static box_thread *reader_of(sbx_box *b, int stream)
     return &b->threads[stream == 1 ? BT_STDOUT : BT_STDERR];
 }
 
-/* A new pipe: its write end the slot's uid's (as root: the program may
- * reopen its stdout by name, which checks the pipe's owner), its read end
- * non-blocking (see DESIGN). */
-static int new_pipe(int p[2], bool chown_w, uid_t uid)
-{
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return -1;
-    if ((chown_w && fchown(p[1], uid, uid) < 0) || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
-        int e = errno;
-        close(p[0]);
-        close(p[1]);
-        errno = e;
-        return -1;
-    }
-    return 0;
-}
-
 int cap_pipe(sbx_box *b, int stream, int p[2])
 {
     box_thread *t = reader_of(b, stream);
@@ -147,7 +130,7 @@ int cap_pipe(sbx_box *b, int stream, int p[2])
         }
         pthread_mutex_unlock(&t->mu);
     }
-    return taken ? 0 : new_pipe(p, b->host->root, b->uid);
+    return taken ? 0 : run_slot_pipe(p, b->host->root, b->uid, true);
 }
 
 bool cap_idle(box_thread *t)
@@ -183,7 +166,7 @@ void cap_renew(box_thread *t)
         close(t->idle_fd);
     t->idle_fd = -1;
     int p[2];
-    if (new_pipe(p, t->pipe_chown, t->pipe_uid) < 0)
+    if (run_slot_pipe(p, t->pipe_chown, t->pipe_uid, true) < 0)
         return; /* the next run makes its own */
     int idle = fcntl(p[0], F_DUPFD_CLOEXEC, 3);
     if (idle < 0) {

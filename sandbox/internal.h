@@ -476,6 +476,12 @@ struct run_state {
 };
 
 uint64_t run_now_ns(void);
+/* A new pipe (O_CLOEXEC) whose write end is uid's when chown_w (as root:
+ * the program may reopen its own stdout by name, /dev/stdout or
+ * /proc/self/fd/1, which checks the pipe's owner and mode, root's and
+ * 0600 as made), its read end non-blocking when read_nonblock. 0, or -1
+ * with errno (nothing left open). */
+int run_slot_pipe(int p[2], bool chown_w, uid_t uid, bool read_nonblock);
 /* Writes all of data to fd (retrying short writes): 0, or -1 with errno. */
 int run_write_all(int fd, const void *data, size_t len);
 /* Records `why` (first one wins) and kills the run. */

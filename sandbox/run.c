@@ -130,14 +130,11 @@ static void release_spec_fds(const sbx_spec *s)
         close(s->stdout_fd);
 }
 
-/* A pipe whose ends are owned by the slot's uid: the program may reopen
- * its own stdout by name (/dev/stdout, /proc/self/fd/1), which checks the
- * pipe's owner and mode (root's, 0600, as made). */
-static int slot_pipe(sbx_box *b, int p[2])
+int run_slot_pipe(int p[2], bool chown_w, uid_t uid, bool read_nonblock)
 {
     if (pipe2(p, O_CLOEXEC) < 0)
         return -1;
-    if (b->host->root && fchown(p[1], b->uid, b->uid) < 0) {
+    if ((chown_w && fchown(p[1], uid, uid) < 0) || (read_nonblock && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)) {
         int e = errno;
         close(p[0]);
         close(p[1]);
@@ -147,8 +144,9 @@ static int slot_pipe(sbx_box *b, int p[2])
     return 0;
 }
 
-/* The same for a pipe handed in by the caller (an interactor's): only an
- * anonymous one (pipefs) changes hands, never a file or FIFO of the host. */
+/* A pipe handed in by the caller (an interactor's) becomes the slot's uid's
+ * as run_slot_pipe's write end does: only an anonymous one (pipefs)
+ * changes hands, never a file or FIFO of the host. */
 static int own_spec_pipe(sbx_box *b, int fd)
 {
     struct statfs fs;
@@ -169,7 +167,7 @@ static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_
     if (s->use_stdin_fd) {
         /* given as it is */
     } else if (s->interact) {
-        if (slot_pipe(b, p) < 0)
+        if (run_slot_pipe(p, b->host->root, b->uid, false) < 0)
             goto fail;
         io->give[0] = p[0];
         io->reply = p[1];

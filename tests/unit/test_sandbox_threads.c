@@ -116,9 +116,9 @@ static long sleeps_of(const char *name)
 }
 
 /* A run's start wakes the box's watchdog; its end wakes no thread and
- * waits for none: over 30 quick runs the watchdog goes to sleep about
- * once a run (it slept twice a run when each end woke it and waited for
- * it). */
+ * waits for none: over 30 quick runs the watchdog goes to sleep at most
+ * about once a run (it slept 3 to 4 times a run when each end woke it and
+ * waited for it). */
 static void run_end_wakes_no_watchdog(void **state)
 {
     (void)state;
@@ -127,11 +127,14 @@ static void run_end_wakes_no_watchdog(void **state)
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
     run_hello(b);
     long before = sleeps_of("gradeq-watchdog");
+    assert_true(before > 0); /* the thread is there, by that name */
     for (int i = 0; i < 30; i++)
         run_hello(b);
     long slept = sleeps_of("gradeq-watchdog") - before;
     sbx_box_close(b);
-    if (slept < 30 || slept >= 45)
+    /* Fewer when it was scheduled only after a run had ended: one wake-up
+     * then served two runs. */
+    if (slept >= 45)
         fail_msg("the watchdog went to sleep %ld times over 30 runs", slept);
 }
 
@@ -152,6 +155,7 @@ static void silent_run_wakes_each_reader_once(void **state)
     assert_int_equal(sbx_run(b, &s, &r), 0);
     sbx_result_free(&r);
     long out = sleeps_of("gradeq-stdout"), errs = sleeps_of("gradeq-stderr");
+    assert_true(out > 0 && errs > 0);
     for (int i = 0; i < 30; i++) {
         assert_int_equal(sbx_run(b, &s, &r), 0);
         sx_assert_status(&r, SBX_OK);
@@ -160,7 +164,7 @@ static void silent_run_wakes_each_reader_once(void **state)
     out = sleeps_of("gradeq-stdout") - out;
     errs = sleeps_of("gradeq-stderr") - errs;
     sbx_box_close(b);
-    if (out < 30 || out >= 45 || errs < 30 || errs >= 45)
+    if (out >= 45 || errs >= 45)
         fail_msg("over 30 runs the readers went to sleep %ld and %ld times", out, errs);
 }
 
