@@ -29,6 +29,8 @@ selftest = echo nope
 [slow]
 source = main.sh
 run = bash main.sh
+cpu_ms = 300
+wall_ms = 100000
 selftest = while :; do :; done
 
 [missing]
@@ -84,7 +86,7 @@ d = json.load(open(sys.argv[1]))
 assert base64.b64decode(d[\"tests\"][0][\"stderr\"]) == b\"64 32 700\\n\", d
 " "$T/args.json"'
 echo 'while :; do :; done' > "$T/loop.sh"
-$G grade --json --languages "$T/features" --language slow --source "$T/loop.sh" --tests "$T/none" --cpu-ms 400 \
+$G grade --json --languages "$T/features" --language slow --source "$T/loop.sh" --tests "$T/none" --cpu-ms 400 --wall-ms 100000 \
     > "$T/slow.json" 2>/dev/null
 check "time_factor: the CPU limit times 2.5, said in the result" 'python3 -c "
 import json, sys
@@ -92,7 +94,7 @@ d = json.load(open(sys.argv[1]))
 t = d[\"tests\"][0]
 assert d[\"time_factor\"] == 2.5 and t[\"status\"] == \"TIME_LIMIT\" and 1000000 <= t[\"cpu_us\"] < 1400000, d
 " "$T/slow.json"'
-$G grade --languages "$T/features" --language slow --source "$T/loop.sh" --tests "$T/none" --cpu-ms 400 \
+$G grade --languages "$T/features" --language slow --source "$T/loop.sh" --tests "$T/none" --cpu-ms 400 --wall-ms 100000 \
     > "$T/slow.txt" 2>/dev/null
 check "... and in the summary line" 'grep -q "(TIME_LIMIT), time limits x2.5" "$T/slow.txt"'
 
