@@ -66,6 +66,13 @@ start_worker w3 --threads 4 --claim-idle-ms 1000
 W3=$LAST_WORKER
 kill -TERM $W2; wait $W2
 start_worker w4 --threads 4 --claim-idle-ms 1000
+# Both workers' eight threads blocked on the queue before the first job:
+# Redis hands each new entry to the thread blocked longest, so both take
+# jobs. A worker still starting (its self-tests take seconds on a busy
+# machine) would let the other take all 1000 where submitting is fast.
+blocked() { rcli client list | grep -c "name=w[34]/[0-3] .*flags=[A-Za-z]*b"; }
+deadline=$(( $(date +%s) + 120 ))
+until [ "$(blocked)" = 8 ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
 before=$(rcli hget gradeq:stats jobs)
 rcli del gradeq:results >/dev/null
 i=0; while [ $i -lt 1000 ]; do echo "$i"; i=$((i+1)); done | while read -r n; do
