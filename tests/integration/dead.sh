@@ -8,16 +8,17 @@ G="$B/gradeq"
 start_redis || exit 1
 start_worker wa --threads 1 --max-deliveries 1 --claim-idle-ms 1000
 WA=$LAST_WORKER
-"$G" submit --id d1 --wall-ms 20000 -- /bin/sleep 1 >/dev/null
+"$G" submit --id d1 --wall-ms 20000 -- /bin/sh -c "$(gate_job)" >/dev/null
 wait_pending wa/ 120 # the worker's self-tests may take seconds on a busy machine
 kill -9 $WA; wait $WA 2>/dev/null
+open_gate
 start_worker wb --threads 1 --max-deliveries 1 --claim-idle-ms 1000
 first=$(rcli --raw blpop gradeq:result:d1 120 | tr -d '\0')
 check "given up after its deliveries: SANDBOX_ERROR result" 'echo "$first" | grep -aq SANDBOX_ERROR'
 list=$("$G" dead list)
 check "dead list shows it" 'echo "$list" | grep -q "given up after 1 deliveries"'
 id=$(echo "$list" | awk 'NR==1 { print $1 }')
-check "dead show reads its job" '"$G" dead show "$id" | grep -q "^job id: d1" && "$G" dead show "$id" | grep -q "^argv: /bin/sleep 1"'
+check "dead show reads its job" '"$G" dead show "$id" | grep -q "^job id: d1" && "$G" dead show "$id" | grep -qF "argv: /bin/sh -c until [ -e $GATE ]"'
 check "dead list --json" '"$G" dead --json list | grep -q "\"reason\":\"given up after 1 deliveries"'
 check "requeue" '"$G" dead requeue "$id" | grep -q "^requeued as entry"'
 second=$(rcli --raw blpop gradeq:result:d1 120 | tr -d '\0')

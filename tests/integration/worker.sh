@@ -49,11 +49,12 @@ check "BAD_JOB names the field" '"$B/gradeq" submit --wait 5 --id x -- /bin/true
 check "worker still alive" 'kill -0 $W1'
 
 # --- kill -9 mid-job: redelivered, attempt 2 ------------------------------
-"$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
+"$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sh -c "$(gate_job)" >/dev/null
 wait_pending w1/ 120
 tree() { for c in $(pgrep -P "$1"); do echo "$c"; tree "$c"; done; }
 W1_TREE=$(tree $W1)
 kill -9 $W1; wait $W1 2>/dev/null
+open_gate
 start_worker w2 --threads 2 --claim-idle-ms 1000
 W2=$LAST_WORKER
 res=$(rcli --raw blpop gradeq:result:slow1 120 | tail -c +1)
