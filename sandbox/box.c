@@ -421,6 +421,7 @@ void sbx_box_close(sbx_box *b)
 {
     if (!b)
         return;
+    wd_close(b);
     for (int i = 0; i < BT_COUNT; i++)
         bt_stop(&b->threads[i]);
     box_stop(b);
@@ -453,6 +454,9 @@ void sbx_box_forget(sbx_box *b)
             close(fds[i]);
     if (b->has_cg)
         cg_slot_forget(&b->cg);
+    for (int i = 0; i < BT_COUNT; i++)
+        if (b->threads[i].reader)
+            cap_forget(&b->threads[i]);
     place_drop(b);
     free(b);
 }

@@ -8,12 +8,16 @@
  * (bt_give) and waits for it to return (bt_wait); a thread runs one job at
  * a time and between runs sleeps on its own condition variable, holding
  * nothing of the box. The jobs are the same functions a fresh thread would
- * run, so a run sees no difference.
+ * run, so a run sees no difference. The watchdog is given one job for the
+ * box's whole life instead, which watches each run in turn (watchdog.c):
+ * a run's end then wakes no thread and waits for none.
  *
  * THREADS. Each box_thread's fields are under its mu: the box's thread
  * sets job and waits for it to go back to NULL; the box thread takes the
  * job, runs it without the lock, and clears it. At most one side waits on
- * cv at a time, so one signal reaches the right one.
+ * cv at a time, so one signal reaches the right one. Each side signals
+ * after its unlock: the other wakes to a free mutex, not to wait for it
+ * (a waiter checks under mu and waits releasing it, so no signal is lost).
  *
  * FORK. A child of fork() has none of these threads: sbx_box_forget frees
  * the box without touching them (a copied mutex may be held by a thread
@@ -21,6 +25,7 @@
  * made the thread only forgets it too.
  */
 #include <errno.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "sandbox/internal.h"
@@ -28,26 +33,39 @@
 static void *bt_main(void *arg)
 {
     box_thread *t = arg;
+    /* Its role in ps -L and top -H; cannot fail (the name is copied, cut
+     * at 15 bytes). */
+    (void)prctl(PR_SET_NAME, t->name, 0, 0, 0);
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->job && !t->quit)
-            pthread_cond_wait(&t->cv, &t->mu);
+            if (!(t->reader && cap_idle(t)))
+                pthread_cond_wait(&t->cv, &t->mu);
         if (!t->job)
             break;
         void *(*job)(void *) = t->job;
         void *job_arg = t->arg;
+        t->busy = true;
         pthread_mutex_unlock(&t->mu);
         job(job_arg);
         pthread_mutex_lock(&t->mu);
+        t->busy = false;
+        if (t->reader)
+            cap_renew(t); /* before the run waiting for it goes on */
         t->job = NULL;
+        pthread_mutex_unlock(&t->mu);
         pthread_cond_signal(&t->cv);
+        pthread_mutex_lock(&t->mu);
     }
+    if (t->reader)
+        cap_end(t);
     pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
-static int bt_make(box_thread *t, size_t stack)
+static int bt_make(box_thread *t, const char *name, size_t stack)
 {
+    t->name = name;
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     t->job = NULL;
@@ -67,15 +85,15 @@ static int bt_make(box_thread *t, size_t stack)
     return 0;
 }
 
-int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg)
+int bt_give(box_thread *t, const char *name, size_t stack, void *(*job)(void *), void *arg)
 {
-    if (!t->owner && bt_make(t, stack) < 0)
+    if (!t->owner && bt_make(t, name, stack) < 0)
         return -1;
     pthread_mutex_lock(&t->mu);
     t->job = job;
     t->arg = arg;
-    pthread_cond_signal(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    pthread_cond_signal(&t->cv);
     return 0;
 }
 
@@ -94,11 +112,15 @@ void bt_stop(box_thread *t)
     if (t->owner == getpid()) {
         pthread_mutex_lock(&t->mu);
         t->quit = true;
+        if (t->reader)
+            cap_drop(t);
         pthread_cond_signal(&t->cv);
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
         pthread_mutex_destroy(&t->mu);
         pthread_cond_destroy(&t->cv);
+    } else if (t->reader) {
+        cap_forget(t);
     }
     t->owner = 0;
 }

@@ -100,7 +100,7 @@ static int take(walk *w, int fd, const struct stat *st, const char *path)
         errno = e;
         return fail_errno(w, "reading", path);
     }
-    c->files[c->nfiles++] = (sbx_file){ name, data, (size_t)st->st_size, (st->st_mode & 0111) != 0 };
+    c->files[c->nfiles++] = (sbx_file){ name, data, (size_t)st->st_size, (st->st_mode & 0111) != 0, sbx_content_id() };
     c->bytes += (uint64_t)st->st_size;
     return 0;
 }

@@ -106,7 +106,7 @@ int ia_start(run_state *r, int fd)
     p->fd = fd;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    if (bt_give(&r->box->threads[BT_WRITER], 128 * 1024, writer_main, p) < 0) {
+    if (bt_give(&r->box->threads[BT_WRITER], "gradeq-stdin", 128 * 1024, writer_main, p) < 0) {
         int e = errno;
         close(fd);
         pthread_mutex_destroy(&p->mu);

@@ -263,19 +263,34 @@ int zy_main(void *cfg);
 typedef struct box_thread {
     pid_t owner;            /* the process that made it; 0: not made */
     pthread_t thread;
+    const char *name;       /* its role, shown as the thread's name */
     pthread_mutex_t mu;     /* guards job, arg, quit */
     pthread_cond_t cv;
     void *(*job)(void *);   /* the job in progress, NULL when idle */
     void *arg;
     bool quit;
+    /* A reader's (capture.c), under mu: the pipe the next run's stream
+     * is to use, made by the reader after each run, until a run takes it
+     * (cap_pipe); and the reader's own copy of its read end, which it
+     * polls between runs, so that the run that took the pipe needs no
+     * wake-up of it. */
+    bool reader;
+    bool busy;              /* running its job (set by the thread) */
+    bool kept;              /* keep[] is a pipe not taken yet */
+    int keep[2];
+    int idle_fd;            /* -1: none */
+    int bell;               /* eventfd: stop waiting on idle_fd (cap_wake) */
+    uid_t pipe_uid;         /* owner of the write end (root only) */
+    bool pipe_chown;
 } box_thread;
 
 /* The roles of a box's threads. */
 enum { BT_STDOUT, BT_STDERR, BT_WATCHDOG, BT_WRITER, BT_COUNT };
 
-/* Runs job(arg) on t, making the thread first (with that stack size) if
- * it is not made yet. -1 with errno when it cannot be made. */
-int bt_give(box_thread *t, size_t stack, void *(*job)(void *), void *arg);
+/* Runs job(arg) on t, making the thread first (named name, a literal of
+ * at most 15 bytes, with that stack size) if it is not made yet. -1 with
+ * errno when it cannot be made. */
+int bt_give(box_thread *t, const char *name, size_t stack, void *(*job)(void *), void *arg);
 /* Waits until t's job has returned. */
 void bt_wait(box_thread *t);
 /* Ends and joins t (idle); in a forked child only forgets it. */
@@ -317,13 +332,18 @@ struct sbx_box {
     bool has_cg;
     char host_dir[256];  /* without a mount namespace: the run's directory */
     zy_config zcfg;
-    /* Shared with other threads (sbx_box_run_id, sbx_box_cancel), under mu;
-     * cv wakes the run's watchdog, which waits on mu. */
+    /* Shared with other threads (sbx_box_run_id, sbx_box_cancel, the
+     * watchdog), under mu but wd_running; cv wakes the watchdog, which
+     * waits on mu. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t run_id;     /* the run in progress, or the next to start */
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
+    struct run_state *watched; /* the run the watchdog watches, NULL between runs */
+    uint64_t wd_seq;     /* counts the runs given to the watchdog */
+    bool wd_quit;        /* the box is closing: the watchdog's job returns */
+    bool wd_running;     /* its job is given (the box's thread only) */
     /* The run's threads, kept from run to run; only the box's thread gives
      * them jobs and stops them. */
     box_thread threads[BT_COUNT];
@@ -377,6 +397,25 @@ typedef struct cap_stream {
     int err;           /* errno of a failed read or allocation */
 } cap_stream;
 
+/* A pipe for the run's stream (1 stdout, 2 stderr): the one its reader
+ * made for it, else a new one; its write end owned by the slot's uid (as
+ * root), its read end non-blocking. 0, or -1 with errno. */
+int cap_pipe(sbx_box *b, int stream, int p[2]);
+/* The reader's side (box_threads.c calls them, t->mu held): between runs,
+ * wait in poll on the kept pipe (false when there is none to wait on);
+ * after a run, make the next one; at the thread's end, close them. */
+bool cap_idle(box_thread *t);
+void cap_renew(box_thread *t);
+void cap_end(box_thread *t);
+/* Closes the kept pipe (t->mu held), which ends the reader's wait on it
+ * (the box is closing). */
+void cap_drop(box_thread *t);
+/* Every process of the run is gone: a reader given c's stream that has not
+ * seen it yet (still waiting on the pipe, whose end of file may never
+ * come) is woken to take it, and then stops at stop_fd. */
+void cap_wake(cap_stream *c);
+/* In a forked child: closes its copies of the reader's fds, nothing else. */
+void cap_forget(box_thread *t);
 /* Maps the stream's buffer (cap+1 bytes of address space) and starts its
  * reader (the box's thread for the stream). */
 int cap_start(cap_stream *c);
@@ -389,8 +428,13 @@ typedef struct watchdog {
     run_state *run;
 } watchdog;
 
+/* Makes w's run the box's watched one (starting the box's watchdog at its
+ * first run). -1 with errno when the thread cannot be made. */
 int wd_start(watchdog *w);
+/* The run is over: the watchdog leaves it alone from now on. */
 void wd_stop(watchdog *w);
+/* Before the box's threads are stopped: the watchdog's job returns. */
+void wd_close(sbx_box *b);
 
 /* ---- interact.c ------------------------------------------------------ */
 
@@ -420,7 +464,6 @@ struct run_state {
     pid_t pid;             /* the main process, when it is ours to see (no PID ns) */
     atomic_int reason;     /* first kill reason (an sbx_status), 0 = none */
     atomic_ullong kill_ns; /* when the sandbox first killed it, 0 = never */
-    bool finished;         /* the main process has exited (under box->mu) */
     const sbx_spec *spec;
     sbx_reply reply;       /* interactive runs */
     pthread_mutex_t cb_mu; /* one callback at a time */
@@ -433,6 +476,12 @@ struct run_state {
 };
 
 uint64_t run_now_ns(void);
+/* A new pipe (O_CLOEXEC) whose write end is uid's when chown_w (as root:
+ * the program may reopen its own stdout by name, /dev/stdout or
+ * /proc/self/fd/1, which checks the pipe's owner and mode, root's and
+ * 0600 as made), its read end non-blocking when read_nonblock. 0, or -1
+ * with errno (nothing left open). */
+int run_slot_pipe(int p[2], bool chown_w, uid_t uid, bool read_nonblock);
 /* Writes all of data to fd (retrying short writes): 0, or -1 with errno. */
 int run_write_all(int fd, const void *data, size_t len);
 /* Records `why` (first one wins) and kills the run. */

@@ -19,7 +19,10 @@
  * owner, mode, size and a single link, and a kept directory only with its
  * own inode, emptied of all the run added and put back itself
  * (wipe_inode). Anything else goes as in a plain wipe, and a kept file
- * that went is placed anew by the next run that wants it. Times are the
+ * that went is placed anew by the next run that wants it. A file the
+ * caller numbered (sbx_file.content_id) is compared by its number alone
+ * when the kept one was placed or last found equal under that number: the
+ * caller promised the bytes, and the run could not change them. Times are the
  * one thing reading can change (atime): each kept file and directory has
  * all three set to now as the next run starts, as a fresh placement would
  * have them. No fd or mapping of a kept file is held between runs: a run
@@ -32,6 +35,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +57,7 @@ typedef struct placed {
     uid_t uid;
     gid_t gid;
     mode_t mode; /* a file's: 0644 or 0755 */
+    uint64_t content_id; /* the caller's number for its bytes, 0: none */
     bool dir;
     bool mark;   /* scratch: wanted by this run (place), seen (wipe) */
 } placed;
@@ -62,6 +67,12 @@ struct place_set {
     size_t n, cap;
     char *buf;   /* COMPARE_CHUNK bytes, for comparing a file's bytes */
 };
+
+uint64_t sbx_content_id(void)
+{
+    static atomic_uint_fast64_t last;
+    return atomic_fetch_add(&last, 1) + 1;
+}
 
 void place_drop(sbx_box *b)
 {
@@ -89,7 +100,7 @@ static placed *find(place_set *k, const char *name)
 
 /* Records name[0..len) as placed (st: what fstat said). A record that
  * cannot be made is no error: an entry not in the set is wiped. */
-static void record(place_set *k, const char *name, size_t len, const struct stat *st)
+static void record(place_set *k, const char *name, size_t len, const struct stat *st, uint64_t content_id)
 {
     if (!k)
         return;
@@ -104,7 +115,7 @@ static void record(place_set *k, const char *name, size_t len, const struct stat
     char *copy = strndup(name, len);
     if (copy)
         k->e[k->n++] = (placed){ copy, st->st_dev, st->st_ino, st->st_size, st->st_uid, st->st_gid,
-                                 st->st_mode & 07777, S_ISDIR(st->st_mode), true };
+                                 st->st_mode & 07777, content_id, S_ISDIR(st->st_mode), true };
 }
 
 /* Keeps the marked entries, sorted by name, each once. */
@@ -171,7 +182,7 @@ static int place_file(sbx_box *b, const sbx_file *f, place_set *k, char *err, si
         close(dir);
         dir = sub;
         if (k && fstat(dir, &st) == 0)
-            record(k, f->name, (size_t)(slash - path), &st);
+            record(k, f->name, (size_t)(slash - path), &st, 0);
         part = slash + 1;
     }
     if (!*part && part > path) {
@@ -194,7 +205,7 @@ static int place_file(sbx_box *b, const sbx_file *f, place_set *k, char *err, si
     if (rc == 0)
         rc = fchmod(fd, mode); /* exactly, whatever the umask */
     if (rc == 0 && k && fstat(fd, &st) == 0)
-        record(k, f->name, strlen(f->name), &st);
+        record(k, f->name, strlen(f->name), &st, f->content_id);
     int e = errno;
     if (fd >= 0)
         close(fd);
@@ -205,9 +216,10 @@ static int place_file(sbx_box *b, const sbx_file *f, place_set *k, char *err, si
     return rc < 0 ? sbx_fail_errno(err, errlen, "writing \"%s\" in /box", shown) : 0;
 }
 
-/* Whether kept file p holds exactly f's bytes; if so its times become
- * now, as a file placed now has them. */
-static bool same_file(sbx_box *b, place_set *k, const placed *p, const sbx_file *f)
+/* Whether kept file p holds exactly f's bytes (by the caller's number
+ * when both have the same, else compared); if so its times become now, as
+ * a file placed now has them, and it takes f's number. */
+static bool same_file(sbx_box *b, place_set *k, placed *p, const sbx_file *f)
 {
     if (p->dir || p->mark || p->mode != (f->executable ? 0755 : 0644) || (uint64_t)p->size != f->len)
         return false;
@@ -216,7 +228,8 @@ static bool same_file(sbx_box *b, place_set *k, const placed *p, const sbx_file 
     if (fd < 0)
         return false;
     bool same = fstat(fd, &st) == 0 && st.st_ino == p->ino && st.st_dev == p->dev;
-    for (size_t off = 0; same && off < f->len;) {
+    bool known = f->content_id && f->content_id == p->content_id;
+    for (size_t off = 0; same && !known && off < f->len;) {
         size_t want = f->len - off < COMPARE_CHUNK ? f->len - off : COMPARE_CHUNK;
         ssize_t n = pread(fd, k->buf, want, (off_t)off);
         same = n > 0 && memcmp(k->buf, (const char *)f->data + off, (size_t)n) == 0;
@@ -224,6 +237,8 @@ static bool same_file(sbx_box *b, place_set *k, const placed *p, const sbx_file 
     }
     same = same && futimens(fd, NULL) == 0;
     close(fd);
+    if (same)
+        p->content_id = f->content_id;
     return same;
 }
 

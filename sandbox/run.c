@@ -130,14 +130,11 @@ static void release_spec_fds(const sbx_spec *s)
         close(s->stdout_fd);
 }
 
-/* A pipe whose ends are owned by the slot's uid: the program may reopen
- * its own stdout by name (/dev/stdout, /proc/self/fd/1), which checks the
- * pipe's owner and mode (root's, 0600, as made). */
-static int slot_pipe(sbx_box *b, int p[2])
+int run_slot_pipe(int p[2], bool chown_w, uid_t uid, bool read_nonblock)
 {
     if (pipe2(p, O_CLOEXEC) < 0)
         return -1;
-    if (b->host->root && fchown(p[1], b->uid, b->uid) < 0) {
+    if ((chown_w && fchown(p[1], uid, uid) < 0) || (read_nonblock && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)) {
         int e = errno;
         close(p[0]);
         close(p[1]);
@@ -147,8 +144,9 @@ static int slot_pipe(sbx_box *b, int p[2])
     return 0;
 }
 
-/* The same for a pipe handed in by the caller (an interactor's): only an
- * anonymous one (pipefs) changes hands, never a file or FIFO of the host. */
+/* A pipe handed in by the caller (an interactor's) becomes the slot's uid's
+ * as run_slot_pipe's write end does: only an anonymous one (pipefs)
+ * changes hands, never a file or FIFO of the host. */
 static int own_spec_pipe(sbx_box *b, int fd)
 {
     struct statfs fs;
@@ -169,28 +167,26 @@ static int make_stdio(sbx_box *b, const sbx_spec *s, stdio *io, char *err, size_
     if (s->use_stdin_fd) {
         /* given as it is */
     } else if (s->interact) {
-        if (slot_pipe(b, p) < 0)
+        if (run_slot_pipe(p, b->host->root, b->uid, false) < 0)
             goto fail;
         io->give[0] = p[0];
         io->reply = p[1];
     } else if ((io->give[0] = make_stdin(b, s, err, errlen)) < 0) {
         goto fail_msg;
     }
+    /* The readers' pipes (capture.c), read without blocking, so that a
+     * reader can stop once the run is gone even if a copy of the write end
+     * is in flight somewhere. */
     if (!s->use_stdout_fd) {
-        if (slot_pipe(b, p) < 0)
+        if (cap_pipe(b, 1, p) < 0)
             goto fail;
         io->give[1] = p[1];
         io->read_out = p[0];
     }
-    if (slot_pipe(b, p) < 0)
+    if (cap_pipe(b, 2, p) < 0)
         goto fail;
     io->give[2] = p[1];
     io->read_err = p[0];
-    /* Read without blocking, so that a reader can stop once the run is
-     * gone even if a copy of the write end is in flight somewhere. */
-    if ((io->read_out >= 0 && fcntl(io->read_out, F_SETFL, O_NONBLOCK) < 0) ||
-        fcntl(io->read_err, F_SETFL, O_NONBLOCK) < 0)
-        goto fail;
     return 0;
 fail:
     sbx_fail_errno(err, errlen, "pipe");
@@ -264,6 +260,8 @@ static void stop_readers(sbx_box *b, cap_stream cap[2], bool gone)
     uint64_t one = 1;
     if (gone && write(b->stop_fd, &one, sizeof one) != sizeof one)
         gone = false; /* cannot happen to an eventfd far from its maximum */
+    for (int i = 0; gone && i < 2; i++)
+        cap_wake(&cap[i]);
     for (int i = 0; i < 2; i++)
         cap_join(&cap[i]);
     if (gone && read(b->stop_fd, &one, sizeof one) != sizeof one)

@@ -9,10 +9,13 @@
  * dozen counter reads for a one-second limit (isolate and go-judge poll every
  * 100 ms, nsjail every second).
  *
- * It is the box's thread (box_threads.c), given each run in turn. It
- * sleeps on the box's condition variable, so that a cancel from another
- * thread (sbx_box_cancel) wakes it: the kill is then its own, sent while
- * the run's socket is surely open.
+ * It is the box's thread (box_threads.c), given one job for the box's
+ * whole life: watch the run the box names (b->watched), or sleep while
+ * there is none. It sleeps on the box's condition variable, so that a run's
+ * start or a cancel from another thread (sbx_box_cancel) wakes it: the
+ * kill is then its own, sent while the run's socket is surely open. A
+ * run's end does not wake it (one thread fewer to wake and wait for, per
+ * run): it finds out at its next look, or when the next run starts.
  *
  * Without a CPU cgroup the main process's own CPU (and its reaped
  * children's) is read from /proc the same way (where /proc is our PID
@@ -63,16 +66,28 @@ static int cpu_used(run_state *r, uint64_t *ns)
     return r->pid > 0 && r->box->host->procfs_ours ? proc_cpu_ns(r->pid, ns) : -1;
 }
 
+/* Watches b->watched while there is one, sleeping on b->cv in between
+ * (the box's thread for the role, for the box's whole life). Every field
+ * of the run is read under b->mu while it is the one watched: once
+ * wd_stop has cleared it, the run is never touched again. */
 static void *wd_main(void *arg)
 {
-    watchdog *w = arg;
-    run_state *r = w->run;
-    sbx_box *b = r->box;
-    uint64_t cpu_limit = r->limits->cpu_ms * 1000000ull;
-    unsigned ncpu = b->host->ncpu ? b->host->ncpu : 1;
+    sbx_box *b = arg;
+    uint64_t seen = 0; /* the run (its wd_seq) that `killed` is about */
     bool killed = false;
     pthread_mutex_lock(&b->mu);
-    while (!r->finished) {
+    while (!b->wd_quit) {
+        run_state *r = b->watched;
+        if (!r) {
+            pthread_cond_wait(&b->cv, &b->mu);
+            continue;
+        }
+        if (seen != b->wd_seq) {
+            seen = b->wd_seq;
+            killed = false;
+        }
+        uint64_t cpu_limit = r->limits->cpu_ms * 1000000ull;
+        unsigned ncpu = b->host->ncpu ? b->host->ncpu : 1;
         uint64_t now = run_now_ns();
         uint64_t deadline = r->wall_deadline_ns + atomic_load(&r->callback_ns);
         uint64_t next = deadline, used;
@@ -99,10 +114,11 @@ static void *wd_main(void *arg)
         }
         if (killed)
             next = now + KILL_RETRY_NS;
+        /* Woken early by the next run's start, a cancel or the box's
+         * close; a wait that fails (it cannot, with these times) only
+         * makes this look again. */
         struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-        int rc = pthread_cond_timedwait(&b->cv, &b->mu, &ts);
-        if (rc != 0 && rc != ETIMEDOUT)
-            break;
+        (void)pthread_cond_timedwait(&b->cv, &b->mu, &ts);
     }
     pthread_mutex_unlock(&b->mu);
     return NULL;
@@ -110,15 +126,39 @@ static void *wd_main(void *arg)
 
 int wd_start(watchdog *w)
 {
-    return bt_give(&w->run->box->threads[BT_WATCHDOG], 64 * 1024, wd_main, w);
+    sbx_box *b = w->run->box;
+    pthread_mutex_lock(&b->mu);
+    b->watched = w->run;
+    b->wd_seq++;
+    pthread_mutex_unlock(&b->mu);
+    /* After the unlock: the watchdog does not wake only to wait for mu. */
+    pthread_cond_broadcast(&b->cv);
+    if (b->wd_running)
+        return 0;
+    if (bt_give(&b->threads[BT_WATCHDOG], "gradeq-watchdog", 64 * 1024, wd_main, b) < 0) {
+        wd_stop(w);
+        return -1;
+    }
+    b->wd_running = true;
+    return 0;
 }
 
+/* No wake-up: the watchdog finds the run gone whenever it next looks
+ * (at the latest when the next run starts), and from now on touches
+ * nothing of it. */
 void wd_stop(watchdog *w)
 {
-    run_state *r = w->run;
-    pthread_mutex_lock(&r->box->mu);
-    r->finished = true;
-    pthread_cond_broadcast(&r->box->cv);
-    pthread_mutex_unlock(&r->box->mu);
-    bt_wait(&r->box->threads[BT_WATCHDOG]);
+    sbx_box *b = w->run->box;
+    pthread_mutex_lock(&b->mu);
+    b->watched = NULL;
+    pthread_mutex_unlock(&b->mu);
+}
+
+void wd_close(sbx_box *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->wd_quit = true;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    b->wd_running = false;
 }

@@ -5,7 +5,7 @@
  *      included) against one compile plus 100 bare vfork+exec+wait runs of
  *      the same binary; the per-test cost is (grade of 100 - grade of 1) /
  *      99, so the CLI's start-up and the compile cancel out (target: within
- *      1.5x of the bare run); beside it, one sbx_run of the binary from the
+ *      1.3x of the bare run); beside it, one sbx_run of the binary from the
  *      library (the sandbox's own cost, which a test cannot go below)
  *   2. tests/s of grading jobs (100 tests each) through one gradeq-worker
  *      with 2 threads, beside single-run jobs of /bin/true through it: jobs
@@ -172,7 +172,7 @@ static void part1(int rounds)
     printf("   %-44s %10.1f ms\n", "gradeq grade, 100 tests (compile included)", a / 1e3);
     printf("   %-44s %10.1f ms\n", "gradeq grade, 1 test (start-up + compile)", o / 1e3);
     printf("   %-44s %10.1f us   %.2fx the bare run\n", "the sandbox alone: sbx_run of it, per run", l, l / b);
-    printf("   %-44s %10.1f us   %.2fx the bare run (target 1.5x), %.2fx sbx_run\n", "gradeq grade, per test", per,
+    printf("   %-44s %10.1f us   %.2fx the bare run (target 1.3x), %.2fx sbx_run\n", "gradeq grade, per test", per,
            per / b, per / l);
     printf("   %-44s %10.1f ms   (paid once per submission)\n", "start-up + compile", (o - per) / 1e3);
 }

@@ -113,6 +113,8 @@ static void only_the_name_asked_for(void **state)
              "feedback", &c, &r);
     assert_int_equal(c.nfiles, 2);
     assert_true(took(&c, "feedback/judgemessage.txt") && took(&c, "feedback/x/score.txt"));
+    /* Each file handed back is numbered (sbx_file.content_id), apart. */
+    assert_true(c.files[0].content_id && c.files[1].content_id && c.files[0].content_id != c.files[1].content_id);
     sbx_result_free(&r);
     sbx_collect_free(&c);
     /* Not there, a link to a file outside /box, a fifo: nothing, no error. */

@@ -2,7 +2,8 @@
  * run that places the same ones, and that run sees them exactly as
  * placed whatever the run before did to their names: unlinked, renamed,
  * replaced, linked, their directory swapped. A run that places other
- * files sees none of the kept ones. */
+ * files sees none of the kept ones. A file the caller numbered is not
+ * read again to compare. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -129,6 +130,56 @@ static void other_files_see_none_of_the_kept(void **state)
     looks_placed();
 }
 
+/* A file the caller numbered is compared by its number: placed again
+ * under the same one, the kept file is not read (so bytes that broke the
+ * caller's promise are not seen: the proof that it was not read); under
+ * another number, or none, it is compared as before. */
+static void numbered_files_are_not_read_again(void **state)
+{
+    (void)state;
+    char out[256];
+    uint64_t id = sbx_content_id(), other = sbx_content_id();
+    assert_true(id != 0 && other != id);
+    sbx_file f = { "data", data, sizeof data - 1, false, id };
+    sh_files("cat data", &f, 1, out, sizeof out);
+    assert_string_equal(out, data);
+    f.data = twin; /* data's size: only a read could tell */
+    sh_files("cat data", &f, 1, out, sizeof out);
+    assert_string_equal(out, data);
+    f.content_id = other;
+    sh_files("cat data", &f, 1, out, sizeof out);
+    assert_string_equal(out, twin);
+    f.content_id = 0;
+    f.data = data;
+    sh_files("cat data", &f, 1, out, sizeof out);
+    assert_string_equal(out, data);
+}
+
+/* Numbered, the kept files still survive every attack on their names:
+ * what the wipe did not keep is placed anew from the caller's bytes. */
+static void numbered_files_survive_what_a_run_does_to_names(void **state)
+{
+    (void)state;
+    sbx_file f[3];
+    memcpy(f, files, sizeof f);
+    for (int i = 0; i < 3; i++)
+        f[i].content_id = sbx_content_id();
+    static const char *const attacks[] = {
+        "rm data; echo evil > data",
+        "mv data x; echo evil.............. > data",
+        "mv data tmp; mv d/e/deep data; mv tmp d/e/deep",
+        "mv data x; mv d/twin data; mv x d/twin",
+        "rm -rf d; mkdir d; ln -s /etc d/e",
+    };
+    char out[1024];
+    for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++) {
+        sh_files(attacks[i], f, 3, out, sizeof out);
+        sh_files("cat data d/e/deep d/twin", f, 3, out, sizeof out);
+        assert_string_equal(out, "the original bytes\ndeep original\nTHE ORIGINAL TWIN\n\n");
+    }
+    looks_placed();
+}
+
 /* A kept file's times are the run's own, as a file placed for it has
  * them: each of the three is no earlier than the moment the run was asked
  * for, read from the clock file times come from (the coarse one, which
@@ -167,6 +218,8 @@ int main(void)
         cmocka_unit_test_setup(kept_files_survive_what_a_run_does_to_names, sx_test_setup),
         cmocka_unit_test_setup(other_files_see_none_of_the_kept, sx_test_setup),
         cmocka_unit_test_setup(kept_files_have_the_runs_times, sx_test_setup),
+        cmocka_unit_test_setup(numbered_files_are_not_read_again, sx_test_setup),
+        cmocka_unit_test_setup(numbered_files_survive_what_a_run_does_to_names, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

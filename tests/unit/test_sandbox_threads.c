@@ -1,7 +1,8 @@
 /* test_sandbox_threads.c -- a box's reader, watchdog and writer threads are
  * made once and kept from run to run: they live exactly as long as the box,
  * and each run still gets what fresh threads gave it (its own output, cut
- * at its own cap; its own time limits; its own interaction). */
+ * at its own cap; its own time limits; its own interaction); a run's end
+ * wakes no watchdog, and a silent run wakes each reader once. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -86,6 +87,87 @@ static void threads_live_as_long_as_the_box(void **state)
     assert_int_equal(threads_now(), base);
 }
 
+/* Voluntary context switches (times it went to sleep) of every thread of
+ * this process named name. */
+static long sleeps_of(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    long sum = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], text[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* a thread that ended meanwhile */
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = 0;
+        const char *sw = strstr(text, "\nvoluntary_ctxt_switches:");
+        char line[64];
+        snprintf(line, sizeof line, "Name:\t%s\n", name);
+        if (strncmp(text, line, strlen(line)) == 0 && sw)
+            sum += atol(sw + strlen("\nvoluntary_ctxt_switches:"));
+    }
+    closedir(d);
+    return sum;
+}
+
+/* A run's start wakes the box's watchdog; its end wakes no thread and
+ * waits for none: over 30 quick runs the watchdog goes to sleep at most
+ * about once a run (it slept 3 to 4 times a run when each end woke it and
+ * waited for it). */
+static void run_end_wakes_no_watchdog(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    run_hello(b);
+    long before = sleeps_of("gradeq-watchdog");
+    assert_true(before > 0); /* the thread is there, by that name */
+    for (int i = 0; i < 30; i++)
+        run_hello(b);
+    long slept = sleeps_of("gradeq-watchdog") - before;
+    sbx_box_close(b);
+    /* Fewer when it was scheduled only after a run had ended: one wake-up
+     * then served two runs. */
+    if (slept >= 45)
+        fail_msg("the watchdog went to sleep %ld times over 30 runs", slept);
+}
+
+/* A reader waits between runs on the pipe it made for the next one, not
+ * on its condition variable: a run of a silent program wakes it once, at
+ * the program's end (it slept twice a run when the run's start woke it
+ * too). */
+static void silent_run_wakes_each_reader_once(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    const char *argv[] = { "/bin/true", NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    sbx_result r;
+    assert_int_equal(sbx_run(b, &s, &r), 0);
+    sbx_result_free(&r);
+    long out = sleeps_of("gradeq-stdout"), errs = sleeps_of("gradeq-stderr");
+    assert_true(out > 0 && errs > 0);
+    for (int i = 0; i < 30; i++) {
+        assert_int_equal(sbx_run(b, &s, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        sbx_result_free(&r);
+    }
+    out = sleeps_of("gradeq-stdout") - out;
+    errs = sleeps_of("gradeq-stderr") - errs;
+    sbx_box_close(b);
+    if (out >= 45 || errs >= 45)
+        fail_msg("over 30 runs the readers went to sleep %ld and %ld times", out, errs);
+}
+
 /* Floods against small caps on either stream, between runs whose output
  * is whole: each flood ends OUTPUT_LIMIT with exactly its cap kept, and
  * nothing of one run's stream reaches the next. */
@@ -149,6 +231,8 @@ int main(void)
         cmocka_unit_test_setup(threads_live_as_long_as_the_box, sx_test_setup),
         cmocka_unit_test_setup(kept_readers_cut_each_run_at_its_cap, sx_test_setup),
         cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
+        cmocka_unit_test_setup(run_end_wakes_no_watchdog, sx_test_setup),
+        cmocka_unit_test_setup(silent_run_wakes_each_reader_once, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }

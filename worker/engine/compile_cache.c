@@ -162,7 +162,7 @@ static bool copy_out(const sbx_file *from, size_t n, const q_graded *rec, sbx_fi
     size_t i = 0;
     while (ok && i < n) {
         f[i] = (sbx_file){ strdup(from[i].name), dup_mem(from[i].data, from[i].len), from[i].len,
-                           from[i].executable };
+                           from[i].executable, from[i].content_id }; /* same bytes: same number */
         ok = f[i].name && f[i].data;
         i++; /* f[0..i) to free on failure, the partial one included */
     }

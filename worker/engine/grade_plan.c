@@ -72,11 +72,14 @@ static int clash(const q_prog *p, const char *what, const char *path, char *err,
     return 0;
 }
 
+/* The job's bytes stay as they are for the plan's life: each file is
+ * numbered, so that a box keeping it from the last test does not read it
+ * again to compare. */
 static sbx_file *files_of(const q_prog *p, size_t extra)
 {
     sbx_file *f = calloc(p->nfiles + extra + 1, sizeof *f);
     for (size_t i = 0; f && i < p->nfiles; i++)
-        f[i] = (sbx_file){ p->files[i].name, p->files[i].data, p->files[i].len, true };
+        f[i] = (sbx_file){ p->files[i].name, p->files[i].data, p->files[i].len, true, sbx_content_id() };
     return f;
 }
 

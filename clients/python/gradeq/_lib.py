@@ -27,7 +27,8 @@ class Limits(ctypes.Structure):
 
 class File(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_char_p),  # const void *: bytes, not copied
-                ("len", ctypes.c_size_t), ("executable", ctypes.c_bool)]
+                ("len", ctypes.c_size_t), ("executable", ctypes.c_bool),
+                ("content_id", ctypes.c_uint64)]  # 0: compared in full when kept
 
 
 INTERACT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
