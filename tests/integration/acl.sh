@@ -72,9 +72,10 @@ check "dead-lettered as gradeq-worker" 'wait_jobs 2 120; for _ in $(seq 1 2400);
 check "BAD_JOB answered, client BLPOPs it" 'client blpop gradeq:result:bad1 120 | grep -q BAD_JOB'
 
 # Claim after kill -9 (XAUTOCLAIM in a script), touch of a long job (XCLAIM).
-GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sleep 2 >/dev/null
+GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow1 --wall-ms 20000 -- /bin/sh -c "$(gate_job)" >/dev/null
 wait_pending acl1/ 120
 kill -9 $W1; wait $W1 2>/dev/null
+open_gate
 start_worker acl2 --redis "$URL_W" --threads 2 --claim-idle-ms 1000
 W2=$LAST_WORKER
 GRADEQ_REDIS=$URL_C "$B/gradeq" submit --id slow2 --wall-ms 20000 -- /bin/sleep 2 >/dev/null

@@ -283,7 +283,11 @@ GRADEQ_PREFIX=dr "$B/gradeq" submit --id drained --tests "$T/twenty" -- /bin/sle
 drains=""
 for n in 1 2 3; do
     start_worker dr$n --prefix dr --threads 1 --claim-idle-ms 1000
-    for _ in $(seq 1 200); do rcli xpending dr:jobs workers - + 10 | grep -q "^dr$n/" && break; sleep 0.05; done
+    # Until it holds the grading (its start and the claim after 1 s idle;
+    # the bound only catches a hang: a stop sent before it took the job,
+    # after 10 s on a busy machine, stopped no grading).
+    deadline=$(( $(date +%s) + 120 ))
+    until rcli xpending dr:jobs workers - + 10 | grep -q "^dr$n/" || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
     kill -TERM $LAST_WORKER; wait $LAST_WORKER; drains="$drains$?"
 done
 start_worker dr4 --prefix dr --threads 1 --claim-idle-ms 1000

@@ -13,16 +13,28 @@ P=${GRADEQ_PROGS:-build/progs}
 # binary), and it can be touched and replaced.
 G=$T/gradeq
 cp "$B/gradeq" "$G" || exit 1
-export GRADEQ_RUN_HOLD_MS=4000
+# Longer than the script: no holder leaves idle behind a check's back (a
+# slow or busy machine's gaps between commands are no idle timeout), each
+# leaves by what a check does to it, or is killed at the end. The one
+# that must leave idle gets IDLE_MS of its own.
+HOLD_MS=600000
+IDLE_MS=10000
+export GRADEQ_RUN_HOLD_MS=$HOLD_MS
 
-# holder_pid: the pid of the holder of $G (its name gradeq-hold, its
-# binary $G), or nothing.
-holder_pid() {
+# holder_pids: the pids of the holders of $G (named gradeq-hold, their
+# binary $G), one a line; holder_pid: the first, or nothing. Each process's
+# name read by the shell itself (a process per entry of /proc made a look
+# take seconds on a machine running thousands).
+holder_pids() {
+    exe=$(readlink -f "$G")
     for d in /proc/[0-9]*; do
-        [ "$(cat "$d/comm" 2>/dev/null)" = gradeq-hold ] || continue
-        [ "$(readlink "$d/exe" 2>/dev/null)" = "$(readlink -f "$G")" ] && { basename "$d"; return; }
+        comm=
+        read -r comm 2>/dev/null <"$d/comm"
+        [ "$comm" = gradeq-hold ] || continue
+        [ "$(readlink "$d/exe" 2>/dev/null)" = "$exe" ] && echo "${d#/proc/}"
     done
 }
+holder_pid() { holder_pids | head -1; }
 # wait_holder: until a holder of $G listens (bounded: 30 s); its pid.
 wait_holder() {
     sock=$(holder_sock)
@@ -44,7 +56,7 @@ wait_gone() {
 holder_sock() { printf '/run/gradeq/run-%x-%x.sock' "0x$(stat -c %D "$G")" "$(stat -c %i "$G")"; }
 run() { timeout 60 "$G" run "$@"; }
 # Every holder this script left, gone at its end whatever happened.
-trap 'h=$(holder_pid); [ -n "$h" ] && kill -9 "$h"; cleanup' EXIT
+trap 'for h in $(holder_pids); do kill -9 "$h"; done; cleanup' EXIT
 
 # --- a fresh box, no holder: the numbers a box counts over its life --------
 files="--file counters=$P/counters --file box_attrs=$P/box_attrs"
@@ -106,12 +118,12 @@ out=$(cd "$T" && run --file f=local.txt -- /bin/cat f 2>/dev/null)
 check "a relative --file is read from the command's cwd" '[ "$out" = here ]'
 # A closed pipe kills the command with SIGPIPE as in process, the summary
 # line never printed.
-for hold in 4000 0; do
+for hold in $HOLD_MS 0; do
     ( GRADEQ_RUN_HOLD_MS=$hold run --stdout-max 2M -- /usr/bin/head -c 1000000 /dev/zero 2>"$T/pe$hold"
       echo $? > "$T/prc$hold" ) | head -c 1 >/dev/null
 done
 check "a closed stdout pipe: killed by SIGPIPE as in process" \
-    '[ "$(cat "$T/prc4000")" = "$(cat "$T/prc0")" ] && [ "$(cat "$T/prc0")" -eq 141 ] && ! [ -s "$T/pe4000" ]'
+    '[ "$(cat "$T/prc$HOLD_MS")" = "$(cat "$T/prc0")" ] && [ "$(cat "$T/prc0")" -eq 141 ] && ! [ -s "$T/pe$HOLD_MS" ]'
 
 # --- busy: a command never waits for another; a command that goes ---------
 "$G" run --wall-ms 120000 --cpu-ms 120000 -- /bin/sleep 86.25 >/dev/null 2>&1 &
@@ -131,7 +143,9 @@ check "a command killed: its run in the holder ends with it" '[ $gone = yes ]'
 check "the holder serves again" '[ "$(run -- /bin/echo again 2>/dev/null)" = again ] && [ -n "$h1" ] && [ "$(holder_pid)" = "$h1" ]'
 
 # --- it exits: another identity, idle, its binary changed -------------------
-out=$(GRADEQ_SOMETHING=1 run -- /bin/echo other 2>/dev/null)
+# Its holder leaves idle: found within IDLE_MS (a look takes milliseconds),
+# gone within the 30 s wait_gone allows.
+out=$(GRADEQ_SOMETHING=1 GRADEQ_RUN_HOLD_MS=$IDLE_MS run -- /bin/echo other 2>/dev/null)
 check "a command of another environment runs in process; the holder exits" \
     '[ "$out" = other ] && wait_gone "$h1"'
 h2=$(wait_holder)

@@ -44,8 +44,11 @@ check "a C student exiting 1 on EOF after the judge's rejection: WRONG_ANSWER" \
     '[ "$(five --interactor "/bin/sh -c \"exit 1\"" -- "$P/eof_exit")" = "WRONG_ANSWER " ]'
 check "a Python student's EOFError after the judge's rejection: WRONG_ANSWER" \
     '[ "$(five --interactor "/bin/sh -c \"exit 1\"" -- python3 -c "input()")" = "WRONG_ANSWER " ]'
+# Its wall limit a minute: the judge, pinned to one CPU with the program,
+# spends its 300 ms there, which on a busy machine took it longer than
+# the default wall (3 x 300 ms), where the program's wall came first.
 check "a judge over its own CPU limit (--cpu-ms for both): INTERACTOR_ERROR" \
-    'verdict --cpu-ms 300 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" | grep -q "^gradeq: INTERACTOR_ERROR.*interactor: TIME_LIMIT *$"'
+    'verdict --cpu-ms 300 --wall-ms 60000 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit" | grep -q "^gradeq: INTERACTOR_ERROR.*interactor: TIME_LIMIT *$"'
 check "a judge over --interactor-cpu-ms: INTERACTOR_ERROR" \
     '[ "$(five --interactor-cpu-ms 10 --interactor "/bin/sh -c \"while :; do :; done\"" -- "$P/eof_exit")" = "INTERACTOR_ERROR " ]'
 check "a judge failing first (testlib's FAIL, exit 3), the program failing after: INTERACTOR_ERROR" \

@@ -12,9 +12,10 @@ scrape() { curl -sf --max-time 5 "http://127.0.0.1:$port/metrics"; }
 metric() { scrape | awk -v k="$1" '$1 == k { print $2 }'; }
 for _ in $(seq 1 2400); do scrape >/dev/null 2>&1 && break; sleep 0.05; done
 
-# Busy is seen at some scrape between the job's claim and its result (the
-# job lasts 3 s so that a slow scrape still lands inside it).
-"$B/gradeq" submit --id long1 --wall-ms 20000 -- /bin/sleep 3 >/dev/null
+# Busy is seen at some scrape between the job's claim and its result: the
+# job ends only once it was (its gate), however slow a scrape (a job of 3 s
+# could end before a slow one landed).
+"$B/gradeq" submit --id long1 --wall-ms 120000 -- /bin/sh -c "$(gate_job)" >/dev/null
 wait_pending wm/ 120
 busy_seen() {
     deadline=$(( $(date +%s) + 60 ))
@@ -24,6 +25,7 @@ busy_seen() {
     return 1
 }
 check "busy while a job runs" busy_seen
+open_gate
 for n in 1 2 3 4 5; do "$B/gradeq" submit --wait 120 -- /bin/true >/dev/null 2>&1; done
 for n in 1 2; do "$B/gradeq" submit --wait 120 --cpu-ms 100 --wall-ms 20000 -- "$P/busy_loop" >/dev/null 2>&1; done
 "$B/gradeq" submit --wait 120 --stdout-max 100 -- "$P/yes_stdout" >/dev/null 2>&1

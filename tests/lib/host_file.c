@@ -87,6 +87,16 @@ int tl_host_file_dirty(const tl_host_file *f)
     return fill(f->path, f->bytes, 0, seed++);
 }
 
+int tl_host_file_sync(const tl_host_file *f)
+{
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
 int tl_host_file_evict(const tl_host_file *f)
 {
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);

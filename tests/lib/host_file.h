@@ -19,6 +19,9 @@ typedef struct tl_host_file {
 int tl_host_file_make(tl_host_file *f, size_t bytes);
 /* Rewrites it whole, leaving every page dirty in the page cache. */
 int tl_host_file_dirty(const tl_host_file *f);
+/* Writes it back (fsync): clean, so that a rewrite after is dirty since
+ * then (the kernel writes back what has been dirty 30 s on its own). */
+int tl_host_file_sync(const tl_host_file *f);
 /* Writes it back and drops it from the page cache. */
 int tl_host_file_evict(const tl_host_file *f);
 /* How many of its pages are in the page cache (dirty: dirty ones); -1 with

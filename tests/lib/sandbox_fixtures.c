@@ -54,7 +54,7 @@ static void *bg_main(void *arg)
     return NULL;
 }
 
-void sx_bg_start(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l)
+void sx_bg_prepare(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l)
 {
     memset(g, 0, sizeof *g);
     size_t len;
@@ -77,8 +77,20 @@ void sx_bg_start(sx_bg *g, sbx_box *b, const char *name, const char *const *args
         sbx_limits_default(&g->spec.limits);
     g->in = in[1];
     g->out = fdopen(out[0], "r");
-    if (!g->out || pthread_create(&g->thread, NULL, bg_main, g) != 0)
+    if (!g->out)
         fail_msg("starting a run beside the test");
+}
+
+void sx_bg_go(sx_bg *g)
+{
+    if (pthread_create(&g->thread, NULL, bg_main, g) != 0)
+        fail_msg("starting a run beside the test");
+}
+
+void sx_bg_start(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l)
+{
+    sx_bg_prepare(g, b, name, args, l);
+    sx_bg_go(g);
 }
 
 void sx_bg_line(sx_bg *g, char *buf, size_t len)

@@ -42,6 +42,9 @@ typedef struct sx_bg {
     FILE *out;  /* the read end of its stdout */
 } sx_bg;
 void sx_bg_start(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l);
+/* sx_bg_start in two steps: g->spec may be changed between them. */
+void sx_bg_prepare(sx_bg *g, sbx_box *b, const char *name, const char *const *args, const sbx_limits *l);
+void sx_bg_go(sx_bg *g);
 /* Its next line of stdout (newline cut off) in buf; fails the test at its
  * end of file. */
 void sx_bg_line(sx_bg *g, char *buf, size_t len);

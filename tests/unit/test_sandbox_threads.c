@@ -115,6 +115,45 @@ static long sleeps_of(const char *name)
     return sum;
 }
 
+/* Quick runs of /bin/true in b under limits of an hour: the watchdog's
+ * first look at a run is due only after the run's CPU left over the CPUs
+ * it may use (3.5 s on 1024 of them), so a run ends before it, however
+ * slow the machine or many its CPUs. Under the default second, on a
+ * machine of 64 CPUs a look was due every 16 ms, and a run that took
+ * longer (a slow or emulated machine) made the watchdog sleep more than
+ * once. */
+static void quick_runs(sbx_box *b, int n)
+{
+    const char *argv[] = { "/bin/true", NULL };
+    sbx_spec s = { .argv = argv };
+    sbx_limits_default(&s.limits);
+    s.limits.cpu_ms = s.limits.wall_ms = 3600 * 1000;
+    for (int i = 0; i < n; i++) {
+        sbx_result r;
+        assert_int_equal(sbx_run(b, &s, &r), 0);
+        sx_assert_status(&r, SBX_OK);
+        sbx_result_free(&r);
+    }
+}
+
+/* The fewest times the threads named name went to sleep over a batch of
+ * 30 quick runs, of 5 batches. A thread also sleeps when another holds a
+ * lock it takes, as often as the scheduler makes it happen (the readers
+ * slept 51 times over 30 runs once, 30 in most batches): that only adds,
+ * so the fewest over batches is what each run costs by design. */
+static long fewest_sleeps(sbx_box *b, const char *name)
+{
+    long fewest = -1;
+    for (int batch = 0; batch < 5; batch++) {
+        long before = sleeps_of(name);
+        quick_runs(b, 30);
+        long slept = sleeps_of(name) - before;
+        if (fewest < 0 || slept < fewest)
+            fewest = slept;
+    }
+    return fewest;
+}
+
 /* A run's start wakes the box's watchdog; its end wakes no thread and
  * waits for none: over 30 quick runs the watchdog goes to sleep at most
  * about once a run (it slept 3 to 4 times a run when each end woke it and
@@ -125,17 +164,14 @@ static void run_end_wakes_no_watchdog(void **state)
     char err[SBX_ERR_LEN];
     sbx_box *b;
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
-    run_hello(b);
-    long before = sleeps_of("gradeq-watchdog");
-    assert_true(before > 0); /* the thread is there, by that name */
-    for (int i = 0; i < 30; i++)
-        run_hello(b);
-    long slept = sleeps_of("gradeq-watchdog") - before;
+    quick_runs(b, 1);
+    assert_true(sleeps_of("gradeq-watchdog") > 0); /* the thread is there, by that name */
+    long slept = fewest_sleeps(b, "gradeq-watchdog");
     sbx_box_close(b);
     /* Fewer when it was scheduled only after a run had ended: one wake-up
      * then served two runs. */
     if (slept >= 45)
-        fail_msg("the watchdog went to sleep %ld times over 30 runs", slept);
+        fail_msg("the watchdog went to sleep %ld times over 30 runs (the fewest of 5 batches)", slept);
 }
 
 /* A reader waits between runs on the pipe it made for the next one, not
@@ -148,24 +184,12 @@ static void silent_run_wakes_each_reader_once(void **state)
     char err[SBX_ERR_LEN];
     sbx_box *b;
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
-    const char *argv[] = { "/bin/true", NULL };
-    sbx_spec s = { .argv = argv };
-    sbx_limits_default(&s.limits);
-    sbx_result r;
-    assert_int_equal(sbx_run(b, &s, &r), 0);
-    sbx_result_free(&r);
-    long out = sleeps_of("gradeq-stdout"), errs = sleeps_of("gradeq-stderr");
-    assert_true(out > 0 && errs > 0);
-    for (int i = 0; i < 30; i++) {
-        assert_int_equal(sbx_run(b, &s, &r), 0);
-        sx_assert_status(&r, SBX_OK);
-        sbx_result_free(&r);
-    }
-    out = sleeps_of("gradeq-stdout") - out;
-    errs = sleeps_of("gradeq-stderr") - errs;
+    quick_runs(b, 1);
+    assert_true(sleeps_of("gradeq-stdout") > 0 && sleeps_of("gradeq-stderr") > 0);
+    long out = fewest_sleeps(b, "gradeq-stdout"), errs = fewest_sleeps(b, "gradeq-stderr");
     sbx_box_close(b);
     if (out >= 45 || errs >= 45)
-        fail_msg("over 30 runs the readers went to sleep %ld and %ld times", out, errs);
+        fail_msg("over 30 runs the readers went to sleep %ld and %ld times (the fewest of 5 batches)", out, errs);
 }
 
 /* Floods against small caps on either stream, between runs whose output

@@ -298,11 +298,14 @@ static void test_own_job_bytes_ignored(void **state)
     blocked_fetch b = { .c = sf_open(NULL) };
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, fetch_blocking, &b), 0);
-    /* Until the thread's XREADGROUP is blocked (a bounded wait). */
+    /* Until the thread's XREADGROUP is blocked; the bound, 30 s, only
+     * catches a hang (with 2 s, a busy machine's thread not blocked yet
+     * failed the test; once blocked it waits 2 s for the entry, which the
+     * next call here sends). */
     bool blocked = false;
-    for (int i = 0; i < 400 && !blocked; i++) {
+    for (int i = 0; i < 6000 && !blocked; i++) {
         r = RUN(c, "CLIENT", "LIST");
-        blocked = strstr(r->str, "cmd=xreadgroup") != NULL;
+        blocked = strstr(r->str, "flags=b") != NULL; /* blocked now, not only its last command */
         freeReplyObject(r);
         if (!blocked)
             nanosleep(&(struct timespec){ 0, 5 * 1000000 }, NULL);
