@@ -19,13 +19,13 @@ check "... and with --stdin too: exit 2, naming both" \
     '"$G" run --stdin "$T/secrets" --interactor-file input="$T/secrets" --interactor "$P/guess_interactor" -- "$P/guess_solver" right >/dev/null 2>"$T/both.err"; [ $? = 2 ] && grep -q "\-\-stdin and \-\-interactor-file input=" "$T/both.err"'
 check "a wrong solution: WRONG_ANSWER" \
     'verdict --interactor "$P/guess_interactor" -- "$P/guess_solver" wrong | grep -q "^gradeq: WRONG_ANSWER"'
-out=$(verdict --wall-ms 500 --interactor "$P/guess_interactor" -- "$P/guess_solver" silent)
+out=$(verdict --wall-ms 3000 --interactor "$P/guess_interactor" -- "$P/guess_solver" silent)
 check "a silent solution: WALL_TIME_LIMIT, the waiting side named" \
     'echo "$out" | grep -q "^gradeq: WALL_TIME_LIMIT.*interactor was waiting"'
-out=$(verdict --wall-ms 500 --interactor "$P/pingpong answer" -- /bin/sh -c 'read x')
+out=$(verdict --wall-ms 3000 --interactor "$P/pingpong answer" -- /bin/sh -c 'read x')
 check "a deadlock: the program named as waiting" \
     'echo "$out" | grep -q "program was waiting for input"'
-out=$(verdict --wall-ms 500 --interactor "$P/pingpong answer" -- "$P/stdin_swap")
+out=$(verdict --wall-ms 3000 --interactor "$P/pingpong answer" -- "$P/stdin_swap")
 check "a program blocked on a pipe of its own over stdin: not the interactor's silence" \
     'echo "$out" | grep -q "^gradeq: WALL_TIME_LIMIT.*program did not answer"'
 check "a crashing interactor: INTERACTOR_ERROR" \

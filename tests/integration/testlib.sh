@@ -114,7 +114,7 @@ check "guess: a program that says nothing and exits: WRONG_ANSWER (unexpected eo
 gi g_forge -- "$P/forge_pipe" nosep
 check "guess: '? 1' with no separator and exit: WRONG_ANSWER, never INTERACTOR_ERROR" \
     '[ "$(field g_forge "d[\"tests\"][0][\"status\"]")" = WRONG_ANSWER ]'
-gi g_silent --wall-ms 1000 -- "$P/guess_solver" silent
+gi g_silent --wall-ms 3000 -- "$P/guess_solver" silent
 check "guess: a silent program: WALL_TIME_LIMIT, the judge named as waiting" \
     'field g_silent "d[\"tests\"][0][\"status\"], d[\"tests\"][0][\"checker_message\"]" | grep -q "^WALL_TIME_LIMIT .*interactor was waiting"'
 

@@ -227,7 +227,7 @@ static void run_on_silent_pipe(const char *name, sbx_result *r)
     const char *argv[] = { "./prog", NULL };
     sbx_spec s = { .argv = argv, .files = &f, .nfiles = 1, .use_stdin_fd = true, .stdin_fd = p[0] };
     sbx_limits_default(&s.limits);
-    s.limits.wall_ms = 500;
+    s.limits.wall_ms = 3000; /* the program blocked long before, even on a slow or loaded machine */
     assert_int_equal(sbx_run(sx_box, &s, r), 0);
     close(p[1]);
     free(prog);
