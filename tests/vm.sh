@@ -8,7 +8,7 @@
 # (systemd-run -p Delegate=yes), as the service runs.
 #
 #   tests/vm.sh [--login|--unit|--both] [--timeout S] [--cpus N]
-#               [--languages NAMES] [TEST...]
+#               [--languages NAMES] [--prebuilt] [TEST...]
 #
 # --cpus N boots the guest with N vCPUs (real CPUs to every program there:
 # how runtimes that size their pools by the CPU count are proven bounded).
@@ -18,6 +18,13 @@
 # (GRADEQ_LANGS), e.g.
 #   tests/vm.sh --cpus 64 --login --languages "java kotlin go erlang elixir" \
 #       tests/integration/languages.sh
+# --prebuilt ships this checkout's build/ (made here first, from a tree
+# without uncommitted changes, so it is HEAD's; the guest's Debian 12 has
+# the same libraries) instead of building in the guest, and the guest
+# checks that make has nothing left to do: for a run whose emulation is too
+# slow to build (many vCPUs), not the fresh-machine test. Its package
+# installs are no-ops when the image has the packages already
+# (GRADEQ_VM_DIR: an image built with GRADEQ_VM_EXTRA_PKGS).
 # The tests learn the guest's CPUs (GRADEQ_CPUS, which languages.sh checks
 # a box sees) and how much slower the guest computes than this machine
 # (GRADEQ_SLOW, a whole number languages.sh scales its time limits by):
@@ -40,7 +47,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 vm=${GRADEQ_VM:-../shared/vm}
-mode=both timeout=5400 cpus=2 langs=""
+mode=both timeout=5400 cpus=2 langs="" prebuilt=0
 while [ $# -gt 0 ]; do
     case $1 in
     --login) mode=login ;;
@@ -49,7 +56,8 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift ;;
     --cpus) cpus=$2; shift ;;
     --languages) langs=$2; shift ;;
-    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [--cpus N] [--languages NAMES] [TEST...]" >&2; exit 2 ;;
+    --prebuilt) prebuilt=1 ;;
+    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [--cpus N] [--languages NAMES] [--prebuilt] [TEST...]" >&2; exit 2 ;;
     *) break ;;
     esac
     shift
@@ -72,6 +80,15 @@ here_ref=$(tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed h
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
+# The archive's files carry the commit's time, older than anything built
+# here: make in the guest finds the shipped build/ up to date.
+if [ $prebuilt = 1 ]; then
+    git diff --quiet HEAD || { echo "tests/vm.sh: --prebuilt needs a tree without uncommitted changes (its build/ must be HEAD's)" >&2; exit 2; }
+    targets=all
+    for t in "$@"; do case $t in build/*) targets="$targets $t" ;; esac; done
+    make -s -j2 $targets >/dev/null || { echo "tests/vm.sh: make $targets failed here" >&2; exit 2; }
+    cp -a build "$out/gradeq/build"
+fi
 # The guest reaches the registries through this machine's network: where
 # that re-signs TLS with a local authority, the guest trusts it as this
 # machine does (npm's own bundle does not know it).
@@ -87,14 +104,26 @@ if ls /host/ca/*.crt >/dev/null 2>&1; then
     cp /host/ca/*.crt /usr/local/share/ca-certificates/ && update-ca-certificates >/dev/null 2>&1
     export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 fi
-make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
+t0=\$(date +%s)
+if [ $prebuilt = 0 ]; then
+    make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
+    echo "vm: built in \$(( \$(date +%s) - t0 )) s"
+fi
 cc -O2 -o /tmp/emulator_probe tests/emulator_probe.c && probe=\$(/tmp/emulator_probe) ||
     echo "vm: WARNING: the emulator mis-executes SETcc on a page's first write (\$probe): any failure below may be the emulator's, not gradeq's"
+t0=\$(date +%s)
 tests/install-deps.sh $deps >/tmp/deps.log 2>&1 || { echo "vm: installing the test packages failed"; cat /tmp/deps.log; exit 1; }
 if [ -n "$langs" ]; then
     tests/install-deps.sh --languages $langs >/tmp/langs.log 2>&1 ||
         { echo "vm: installing the languages $langs failed"; cat /tmp/langs.log; exit 1; }
     export GRADEQ_LANGS="$langs"
+fi
+echo "vm: packages in \$(( \$(date +%s) - t0 )) s\$(cat /tmp/deps.log /tmp/langs.log 2>/dev/null | sed -n 's/^installing:/ (installed:/p' | tr '\n' ')')"
+# The shipped build/ (--prebuilt) once the headers it was made with are
+# there: nothing may be left for make to do.
+if [ $prebuilt = 1 ]; then
+    make -q all || { echo "vm: the shipped build/ is not up to date in the guest (make -q all)"; exit 1; }
+    echo "vm: build/ shipped from the host (--prebuilt)"
 fi
 # How much slower than the machine that booted it: the larger of the two
 # ratios of tests/slowness.py, times 4 for JIT runtimes (tests/vm.sh).
