@@ -80,14 +80,17 @@ here_ref=$(tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed h
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
-# The archive's files carry the commit's time, older than anything built
-# here: make in the guest finds the shipped build/ up to date.
+# --prebuilt: build/ made here from HEAD's sources (a clean tree). The
+# archive's files carry the commit's time, which may be later than the
+# build: the copy's files all get the time of the copy, so make in the
+# guest finds it up to date.
 if [ $prebuilt = 1 ]; then
     git diff --quiet HEAD || { echo "tests/vm.sh: --prebuilt needs a tree without uncommitted changes (its build/ must be HEAD's)" >&2; exit 2; }
     targets=all
     for t in "$@"; do case $t in build/*) targets="$targets $t" ;; esac; done
     make -s -j2 $targets >/dev/null || { echo "tests/vm.sh: make $targets failed here" >&2; exit 2; }
     cp -a build "$out/gradeq/build"
+    find "$out/gradeq/build" -exec touch -h -d "@$(date +%s)" {} +
 fi
 # The guest reaches the registries through this machine's network: where
 # that re-signs TLS with a local authority, the guest trusts it as this
