@@ -3,9 +3,10 @@
 # systemd as PID 1, kernel 6.1) that ../shared/vm boots under qemu, and fails
 # when it fails. The guest gets a copy of this checkout's committed HEAD
 # (git archive: what a fresh clone holds), builds it from nothing with the
-# README's commands (so the fresh-machine set-up is tested every time), then
-# runs each test from a root login shell, and again inside a delegated unit
-# (systemd-run -p Delegate=yes), as the service runs.
+# README's commands (so the fresh-machine set-up is tested every time;
+# --prebuilt below is the exception), then runs each test from a root login
+# shell, and again inside a delegated unit (systemd-run -p Delegate=yes), as
+# the service runs.
 #
 #   tests/vm.sh [--login|--unit|--both] [--timeout S] [--cpus N]
 #               [--languages NAMES] [--prebuilt] [TEST...]
@@ -24,7 +25,12 @@
 # checks that make has nothing left to do: for a run whose emulation is too
 # slow to build (many vCPUs), not the fresh-machine test. Its package
 # installs are no-ops when the image has the packages already
-# (GRADEQ_VM_DIR: an image built with GRADEQ_VM_EXTRA_PKGS).
+# (GRADEQ_VM_DIR: an image of its own, built by ../shared/vm/build-image.sh
+# with GRADEQ_VM_EXTRA_PKGS naming what tests/install-deps.sh tests and
+# --languages NAMES install, natively rather than emulated), e.g.
+#   GRADEQ_VM_DIR=/var/tmp/gradeq-vm-langs GRADEQ_CASES=pool tests/vm.sh \
+#       --cpus 64 --login --prebuilt --languages "java go erlang" \
+#       tests/integration/languages.sh
 # The tests learn the guest's CPUs (GRADEQ_CPUS, which languages.sh checks
 # a box sees) and how much slower the guest computes than this machine
 # (GRADEQ_SLOW, a whole number languages.sh scales its time limits by):
