@@ -3,12 +3,13 @@
 # systemd as PID 1, kernel 6.1) that ../shared/vm boots under qemu, and fails
 # when it fails. The guest gets a copy of this checkout's committed HEAD
 # (git archive: what a fresh clone holds), builds it from nothing with the
-# README's commands (so the fresh-machine set-up is tested every time), then
-# runs each test from a root login shell, and again inside a delegated unit
-# (systemd-run -p Delegate=yes), as the service runs.
+# README's commands (so the fresh-machine set-up is tested every time;
+# --prebuilt below is the exception), then runs each test from a root login
+# shell, and again inside a delegated unit (systemd-run -p Delegate=yes), as
+# the service runs.
 #
 #   tests/vm.sh [--login|--unit|--both] [--timeout S] [--cpus N]
-#               [--languages NAMES] [TEST...]
+#               [--languages NAMES] [--prebuilt] [TEST...]
 #
 # --cpus N boots the guest with N vCPUs (real CPUs to every program there:
 # how runtimes that size their pools by the CPU count are proven bounded).
@@ -17,6 +18,18 @@
 # preset's) and limits tests/integration/languages.sh to them
 # (GRADEQ_LANGS), e.g.
 #   tests/vm.sh --cpus 64 --login --languages "java kotlin go erlang elixir" \
+#       tests/integration/languages.sh
+# --prebuilt ships this checkout's build/ (made here first, from a tree
+# without uncommitted changes, so it is HEAD's; the guest's Debian 12 has
+# the same libraries) instead of building in the guest, and the guest
+# checks that make has nothing left to do: for a run whose emulation is too
+# slow to build (many vCPUs), not the fresh-machine test. Its package
+# installs are no-ops when the image has the packages already
+# (GRADEQ_VM_DIR: an image of its own, built by ../shared/vm/build-image.sh
+# with GRADEQ_VM_EXTRA_PKGS naming what tests/install-deps.sh tests and
+# --languages NAMES install, natively rather than emulated), e.g.
+#   GRADEQ_VM_DIR=/var/tmp/gradeq-vm-langs GRADEQ_CASES=pool tests/vm.sh \
+#       --cpus 64 --login --prebuilt --languages "java go erlang" \
 #       tests/integration/languages.sh
 # The tests learn the guest's CPUs (GRADEQ_CPUS, which languages.sh checks
 # a box sees) and how much slower the guest computes than this machine
@@ -40,7 +53,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 vm=${GRADEQ_VM:-../shared/vm}
-mode=both timeout=5400 cpus=2 langs=""
+mode=both timeout=5400 cpus=2 langs="" prebuilt=0
 while [ $# -gt 0 ]; do
     case $1 in
     --login) mode=login ;;
@@ -49,7 +62,8 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift ;;
     --cpus) cpus=$2; shift ;;
     --languages) langs=$2; shift ;;
-    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [--cpus N] [--languages NAMES] [TEST...]" >&2; exit 2 ;;
+    --prebuilt) prebuilt=1 ;;
+    -*) echo "usage: $0 [--login|--unit|--both] [--timeout S] [--cpus N] [--languages NAMES] [--prebuilt] [TEST...]" >&2; exit 2 ;;
     *) break ;;
     esac
     shift
@@ -72,6 +86,18 @@ here_ref=$(tests/slowness.py) || { echo "tests/vm.sh: tests/slowness.py failed h
 out=$(mktemp -d "${TMPDIR:-/tmp}/gradeq-vm.XXXXXX")
 mkdir "$out/gradeq"
 git archive HEAD | tar -x -C "$out/gradeq"
+# --prebuilt: build/ made here from HEAD's sources (a clean tree). The
+# archive's files carry the commit's time, which may be later than the
+# build: the copy's files all get the time of the copy, so make in the
+# guest finds it up to date.
+if [ $prebuilt = 1 ]; then
+    git diff --quiet HEAD || { echo "tests/vm.sh: --prebuilt needs a tree without uncommitted changes (its build/ must be HEAD's)" >&2; exit 2; }
+    targets=all
+    for t in "$@"; do case $t in build/*) targets="$targets $t" ;; esac; done
+    make -s -j2 $targets >/dev/null || { echo "tests/vm.sh: make $targets failed here" >&2; exit 2; }
+    cp -a build "$out/gradeq/build"
+    find "$out/gradeq/build" -exec touch -h -d "@$(date +%s)" {} +
+fi
 # The guest reaches the registries through this machine's network: where
 # that re-signs TLS with a local authority, the guest trusts it as this
 # machine does (npm's own bundle does not know it).
@@ -87,14 +113,26 @@ if ls /host/ca/*.crt >/dev/null 2>&1; then
     cp /host/ca/*.crt /usr/local/share/ca-certificates/ && update-ca-certificates >/dev/null 2>&1
     export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 fi
-make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
+t0=\$(date +%s)
+if [ $prebuilt = 0 ]; then
+    make -j2 >/tmp/make.log 2>&1 || { echo "vm: make failed on the fresh guest"; tail -20 /tmp/make.log; exit 1; }
+    echo "vm: built in \$(( \$(date +%s) - t0 )) s"
+fi
 cc -O2 -o /tmp/emulator_probe tests/emulator_probe.c && probe=\$(/tmp/emulator_probe) ||
     echo "vm: WARNING: the emulator mis-executes SETcc on a page's first write (\$probe): any failure below may be the emulator's, not gradeq's"
+t0=\$(date +%s)
 tests/install-deps.sh $deps >/tmp/deps.log 2>&1 || { echo "vm: installing the test packages failed"; cat /tmp/deps.log; exit 1; }
 if [ -n "$langs" ]; then
     tests/install-deps.sh --languages $langs >/tmp/langs.log 2>&1 ||
         { echo "vm: installing the languages $langs failed"; cat /tmp/langs.log; exit 1; }
     export GRADEQ_LANGS="$langs"
+fi
+echo "vm: packages in \$(( \$(date +%s) - t0 )) s\$(cat /tmp/deps.log /tmp/langs.log 2>/dev/null | sed -n 's/^installing:/ (installed:/p' | tr '\n' ')')"
+# The shipped build/ (--prebuilt) once the headers it was made with are
+# there: nothing may be left for make to do.
+if [ $prebuilt = 1 ]; then
+    make -q all || { echo "vm: the shipped build/ is not up to date in the guest (make -q all)"; exit 1; }
+    echo "vm: build/ shipped from the host (--prebuilt)"
 fi
 # How much slower than the machine that booted it: the larger of the two
 # ratios of tests/slowness.py, times 4 for JIT runtimes (tests/vm.sh).
@@ -143,9 +181,14 @@ EOF
 # loads modules in parallel and the vCPUs spin on each other's locks while
 # the host runs other vCPU threads (at 64 on 2 cores: soft lockups, and the
 # root disk never appeared); one udev worker, and no lockup or stall
-# reports for what is only the emulator's slowness.
+# reports for what is only the emulator's slowness. tsc=reliable: the
+# emulated vCPUs' TSCs all read the host's clock, but the kernel's boot
+# check sees them drift apart and falls back to the HPET, whose every read
+# (each clock_gettime, no vDSO) is a trip through the emulator's device
+# lock that all vCPUs share: with 64 vCPUs the boot alone then took
+# several times as long (the login shell not up when the command came).
 if [ "$cpus" -gt "$(nproc)" ]; then
-    GRADEQ_VM_APPEND="${GRADEQ_VM_APPEND:-} udev.children_max=1 nowatchdog rcupdate.rcu_cpu_stall_suppress=1"
+    GRADEQ_VM_APPEND="${GRADEQ_VM_APPEND:-} udev.children_max=1 nowatchdog rcupdate.rcu_cpu_stall_suppress=1 tsc=reliable"
     export GRADEQ_VM_APPEND
 fi
 echo "tests/vm.sh: booting the guest for: $* ($mode; output in $out/.vmout)"

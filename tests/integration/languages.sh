@@ -30,7 +30,8 @@
 # --cpus), so a proof "with 64 CPUs" cannot pass with fewer. Where a box
 # sees more than 8, a control runs D's and Guile's pool programs without
 # their pins and wants them unbounded: there the pool check can fail.
-# GRADEQ_LANGS="java go" limits the run to those presets, GRADEQ_CASES=
+# GRADEQ_LANGS="java go" limits the run (and its worker's presets) to
+# those presets, GRADEQ_CASES=
 # "hello pool" to those cases. GRADEQ_SLOW=N (a whole number, default 1)
 # is a slow-machine factor for an emulated guest (tests/vm.sh measures
 # it): every time limit this test gives is N times its own (the presets'
@@ -80,6 +81,15 @@ print("\n".join(out))
 PY
     L=$T/languages
     echo "slow-machine factor $SLOW: every time limit below is $SLOW times its own"
+fi
+# GRADEQ_LANGS: a copy of the file with only those presets, for the worker
+# too (it proves every preset of its file at start: the others' self-tests
+# would only take time, a long one on a slow machine).
+if [ -n "${GRADEQ_LANGS:-}" ]; then
+    awk -v want=" $GRADEQ_LANGS " '/^\[/ { section = 1; keep = index(want, " " substr($0, 2, length($0) - 2) " ") > 0 }
+        keep || !section' "$L" > "$T/languages.only" ||
+        { echo "FAIL cannot limit $L to $GRADEQ_LANGS"; exit 1; }
+    L=$T/languages.only
 fi
 
 # --- which presets: installed ones, the rest named ---------------------------
