@@ -89,6 +89,14 @@ static void fill_config(sbx_box *b)
              (unsigned long long)h->opt.box_bytes, (unsigned)b->uid, (unsigned)b->uid);
     snprintf(z->tmp_opts, sizeof z->tmp_opts, "size=%llu,nr_inodes=16384,mode=1777",
              (unsigned long long)h->opt.tmp_bytes);
+    /* The slot's uid named in files: without an entry, a lookup (bash,
+     * whoami, a JVM's user.name) goes on through nsswitch's other sources
+     * (systemd's module, with the libraries it loads) on every start. */
+    snprintf(z->passwd, sizeof z->passwd,
+             "root:x:0:0:root:/root:/bin/sh\nbox:x:%u:%u:box:/box:/bin/sh\n"
+             "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+             (unsigned)b->uid, (unsigned)b->uid);
+    snprintf(z->group, sizeof z->group, "root:x:0:\nbox:x:%u:\nnogroup:x:65534:\n", (unsigned)b->uid);
 }
 
 /* Without namespaces the run's directory is on the host, in the state

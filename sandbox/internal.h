@@ -252,6 +252,8 @@ typedef struct zy_config {
     const char *box_dir; /* without a mount namespace: the run's directory */
     char box_opts[128];  /* tmpfs options of /box and /tmp */
     char tmp_opts[128];
+    char passwd[160];    /* the box's /etc/passwd and /etc/group (namespaces) */
+    char group[80];
 } zy_config;
 
 /* The zygote process's body (entered through clone). Never returns. */

@@ -227,6 +227,43 @@ static void make_dev(void)
         fail_step("read-only /dev");
 }
 
+/* The box's own /etc/passwd and /etc/group over the host's: the slot's
+ * user and group, root and nobody; no host account is listed. Both are
+ * written into a small tmpfs of their own, bound onto the files /etc has,
+ * and that tmpfs is then detached (the binds keep it): no path in the box
+ * leads to it, and no unlinked file keeps the root tmpfs from going
+ * read-only. A host whose /etc lacks a file, or has a link there, keeps
+ * what it has: there is nothing to mount onto. */
+static void own_etc_files(void)
+{
+    static const char *const names[] = { "passwd", "group" };
+    const char *texts[] = { zy_cfg->passwd, zy_cfg->group };
+    static char src[64], dst[64];
+    struct stat st;
+    if (lstat(ROOT "/etc", &st) < 0 || !S_ISDIR(st.st_mode))
+        return;
+    if (mkdir(ROOT "/.etc", 0700) < 0 ||
+        mount("etc", ROOT "/.etc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=8k,nr_inodes=8,mode=755") < 0)
+        fail_step("mounting the box's /etc files");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        strcpy(dst, ROOT "/etc/");
+        strcat(dst, names[i]);
+        if (lstat(dst, &st) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        strcpy(src, ROOT "/.etc/");
+        strcat(src, names[i]);
+        size_t len = strlen(texts[i]);
+        int fd = open(src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 || write(fd, texts[i], len) != (ssize_t)len || close(fd) < 0)
+            fail_step("writing the box's /etc file");
+        if (mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
+            mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+            fail_step("binding the box's /etc file");
+    }
+    if (umount2(ROOT "/.etc", MNT_DETACH) < 0 || rmdir(ROOT "/.etc") < 0)
+        fail_step("detaching the box's /etc files");
+}
+
 /* A detached mount of the IPC namespace's POSIX queues: how the zygote
  * lists and removes what a run left, out of every program's sight. Made on
  * the old root, before the new one is assembled there. */
@@ -263,6 +300,7 @@ static void setup_mounts(void)
     }
     for (char *const *p = zy_cfg->host->ro_paths; p && *p; p++)
         bind_extra(*p, sys_dirs, sizeof sys_dirs / sizeof sys_dirs[0]);
+    own_etc_files();
     if (mkdir(ROOT "/proc", 0555) < 0)
         fail_step("mkdir /proc");
     /* hidepid: the program must not read the zygote's cmdline or environ,

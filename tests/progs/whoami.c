@@ -2,14 +2,19 @@
  *   uid gid euid egid groups (count of supplementary groups) pid ppid
  *   CapEff CapPrm CapBnd NoNewPrivs Seccomp (copied from /proc/self/status;
  *   "?" when unreadable) hostname proc1_cmdline (readable / unreadable
- *   errno=ENAME) and, when readable, proc1_cmdline_text (NULs as spaces).
+ *   errno=ENAME) and, when readable, proc1_cmdline_text (NULs as spaces);
+ *   then user, home, group (the uid's and gid's names, "?" when unknown)
+ *   and passwd_lines (lines in /etc/passwd, -1 when unreadable).
  * Attacks: nothing; it shows what the isolation bits claim.
  * Sandbox must report: OK with uid/gid/euid the slot's (uid_base + slot, not
  * 0), groups=0, CapEff/CapPrm/CapBnd all 0000000000000000, NoNewPrivs=1,
- * Seccomp=2, a hostname other than the host's. */
+ * Seccomp=2, a hostname other than the host's; in namespaces user=box,
+ * home=/box, group=box and passwd_lines=3 (no host account listed). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +39,21 @@ static void status_field(const char *key)
     printf("%s=?\n", key);
 }
 
+static void names(void)
+{
+    struct passwd *pw = getpwuid(getuid());
+    printf("user=%s\nhome=%s\n", pw ? pw->pw_name : "?", pw ? pw->pw_dir : "?");
+    struct group *gr = getgrgid(getgid());
+    printf("group=%s\n", gr ? gr->gr_name : "?");
+    FILE *f = fopen("/etc/passwd", "r");
+    int lines = f ? 0 : -1, c;
+    while (f && (c = getc(f)) != EOF)
+        lines += c == '\n';
+    if (f)
+        fclose(f);
+    printf("passwd_lines=%d\n", lines);
+}
+
 int main(void)
 {
     printf("uid=%d\ngid=%d\neuid=%d\negid=%d\n", (int)getuid(), (int)getgid(),
@@ -48,6 +68,7 @@ int main(void)
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     printf("hostname=%s\n", host);
+    names();
     int fd = open("/proc/1/cmdline", O_RDONLY);
     char buf[256];
     ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);

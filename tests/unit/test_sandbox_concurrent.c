@@ -105,19 +105,19 @@ static void setsid_sessions_take_no_more_than_a_share(void **state)
     sbx_result_free(&r);
 }
 
-/* One run holds flock, POSIX and OFD locks on a system file; a run in
- * another box sees none of them, and each call still succeeds for the
- * program that makes it. */
+/* One run holds flock, POSIX and OFD locks on a system file (the same
+ * host file in every box); a run in another box sees none of them, and
+ * each call still succeeds for the program that makes it. */
 static void locks_on_shared_files_signal_nothing(void **state)
 {
     (void)state;
     sbx_box *b2 = other_box();
     sx_bg holder;
-    sx_bg_start(&holder, b2, "locks", (const char *[]){ "hold", "/etc/passwd", NULL }, NULL);
+    sx_bg_start(&holder, b2, "locks", (const char *[]){ "hold", "/usr/bin/env", NULL }, NULL);
     char line[128];
     sx_bg_line(&holder, line, sizeof line);
     sbx_result r;
-    int rc = sx_run_prog("locks", (const char *[]){ "probe", "/etc/passwd", NULL }, NULL, &r);
+    int rc = sx_run_prog("locks", (const char *[]){ "probe", "/usr/bin/env", NULL }, NULL, &r);
     sx_bg_finish(&holder);
     sx_assert_status(&holder.r, SBX_OK);
     sbx_result_free(&holder.r);

@@ -251,6 +251,8 @@ static void identity_and_privileges(void **state)
     assert_non_null(strstr(out, "Seccomp=2"));
     assert_non_null(strstr(out, "hostname=gradeq"));
     assert_null(strstr(out, "proc1_cmdline=readable"));
+    /* Named in the box's own files, which list no host account. */
+    assert_non_null(strstr(out, "user=box\nhome=/box\ngroup=box\npasswd_lines=3\n"));
     free(out);
     sbx_result_free(&r);
 }
