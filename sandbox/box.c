@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -396,15 +397,11 @@ int sbx_box_open(sbx_host *h, sbx_box **out, char *err, size_t errlen)
     b->sock = b->box_fd = b->tmp_fd = b->lock_fd = b->claim_fd = -1;
     b->run_id = 1;
     pthread_mutex_init(&b->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&b->cv, &ca);
-    pthread_condattr_destroy(&ca);
     b->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (b->null_fd < 0 || b->stop_fd < 0) {
-        sbx_fail_errno(err, errlen, "opening /dev/null and an eventfd");
+    b->wd_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (b->null_fd < 0 || b->stop_fd < 0 || b->wd_timer < 0) {
+        sbx_fail_errno(err, errlen, "opening /dev/null, an eventfd and a timerfd");
         goto fail;
     }
     b->lock_fd = host_lock_slot(h, &b->slot, &b->claim_fd, err, errlen);
@@ -441,11 +438,12 @@ void sbx_box_close(sbx_box *b)
         close(b->null_fd);
     if (b->stop_fd >= 0)
         close(b->stop_fd);
+    if (b->wd_timer >= 0)
+        close(b->wd_timer);
     if (b->lock_fd >= 0)
         close(b->lock_fd);
     if (b->claim_fd >= 0)
         close(b->claim_fd);
-    pthread_cond_destroy(&b->cv);
     pthread_mutex_destroy(&b->mu);
     free(b);
 }
@@ -456,7 +454,7 @@ void sbx_box_forget(sbx_box *b)
         return;
     /* close() only: flock(LOCK_UN), a kill or a wait would reach the
      * parent's slot and zygote. */
-    const int fds[] = { b->sock, b->box_fd, b->tmp_fd, b->null_fd, b->stop_fd, b->lock_fd, b->claim_fd };
+    const int fds[] = { b->sock, b->box_fd, b->tmp_fd, b->null_fd, b->stop_fd, b->wd_timer, b->lock_fd, b->claim_fd };
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -494,7 +492,7 @@ void sbx_box_cancel(sbx_box *b, uint64_t run)
     pthread_mutex_lock(&b->mu);
     if (run >= b->run_id) {
         b->cancel_run = run;
-        pthread_cond_broadcast(&b->cv);
+        wd_wake(b);
     }
     pthread_mutex_unlock(&b->mu);
 }
@@ -503,6 +501,6 @@ void sbx_box_cancel_all(sbx_box *b)
 {
     pthread_mutex_lock(&b->mu);
     b->cancel_all = true;
-    pthread_cond_broadcast(&b->cv);
+    wd_wake(b);
     pthread_mutex_unlock(&b->mu);
 }

@@ -335,10 +335,10 @@ struct sbx_box {
     char host_dir[256];  /* without a mount namespace: the run's directory */
     zy_config zcfg;
     /* Shared with other threads (sbx_box_run_id, sbx_box_cancel, the
-     * watchdog), under mu but wd_running; cv wakes the watchdog, which
-     * waits on mu. */
+     * watchdog), under mu but wd_running; wd_timer wakes the watchdog
+     * (armed under mu, read by the watchdog alone). */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    int wd_timer;
     uint64_t run_id;     /* the run in progress, or the next to start */
     uint64_t cancel_run; /* the run a cancel was asked for (0: none) */
     bool cancel_all;     /* every run from now on */
@@ -435,6 +435,8 @@ typedef struct watchdog {
 int wd_start(watchdog *w);
 /* The run is over: the watchdog leaves it alone from now on. */
 void wd_stop(watchdog *w);
+/* Under b->mu: the watchdog looks at once (a cancel asked). */
+void wd_wake(sbx_box *b);
 /* Before the box's threads are stopped: the watchdog's job returns. */
 void wd_close(sbx_box *b);
 
