@@ -461,8 +461,7 @@ void sbx_box_forget(sbx_box *b)
     if (b->has_cg)
         cg_slot_forget(&b->cg);
     for (int i = 0; i < BT_COUNT; i++)
-        if (b->threads[i].reader)
-            cap_forget(&b->threads[i]);
+        cap_end(&b->threads[i]);
     place_drop(b);
     free(b);
 }

@@ -30,6 +30,12 @@
 
 #include "sandbox/internal.h"
 
+/* A job to run now: a reader's waits for its first look (capture.c). */
+static bool ready(box_thread *t)
+{
+    return t->job && !(t->reader && cap_later(t));
+}
+
 static void *bt_main(void *arg)
 {
     box_thread *t = arg;
@@ -38,10 +44,10 @@ static void *bt_main(void *arg)
     (void)prctl(PR_SET_NAME, t->name, 0, 0, 0);
     pthread_mutex_lock(&t->mu);
     for (;;) {
-        while (!t->job && !t->quit)
-            if (!(t->reader && cap_idle(t)))
+        while (!ready(t) && !t->quit)
+            if (!(t->reader && cap_sleep(t)))
                 pthread_cond_wait(&t->cv, &t->mu);
-        if (!t->job)
+        if (!ready(t))
             break;
         void *(*job)(void *) = t->job;
         void *job_arg = t->arg;
@@ -50,8 +56,6 @@ static void *bt_main(void *arg)
         job(job_arg);
         pthread_mutex_lock(&t->mu);
         t->busy = false;
-        if (t->reader)
-            cap_renew(t); /* before the run waiting for it goes on */
         t->job = NULL;
         pthread_mutex_unlock(&t->mu);
         pthread_cond_signal(&t->cv);
@@ -107,20 +111,22 @@ void bt_wait(box_thread *t)
 
 void bt_stop(box_thread *t)
 {
-    if (!t->owner)
+    if (!t->owner) {
+        cap_end(t); /* a reader's fds, made before a thread that never was */
         return;
+    }
     if (t->owner == getpid()) {
         pthread_mutex_lock(&t->mu);
         t->quit = true;
         if (t->reader)
-            cap_drop(t);
+            cap_ring(t);
         pthread_cond_signal(&t->cv);
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
         pthread_mutex_destroy(&t->mu);
         pthread_cond_destroy(&t->cv);
-    } else if (t->reader) {
-        cap_forget(t);
+    } else {
+        cap_end(t);
     }
     t->owner = 0;
 }

@@ -271,19 +271,17 @@ typedef struct box_thread {
     void *(*job)(void *);   /* the job in progress, NULL when idle */
     void *arg;
     bool quit;
-    /* A reader's (capture.c), under mu: the pipe the next run's stream
-     * is to use, made by the reader after each run, until a run takes it
-     * (cap_pipe); and the reader's own copy of its read end, which it
-     * polls between runs, so that the run that took the pipe needs no
-     * wake-up of it. */
-    bool reader;
+    /* A reader's (capture.c). Under mu: busy, and look_at, the time
+     * before which the reader leaves its job alone (0: at once). The box's
+     * thread's alone: keep[], the pipe the next run's stream is to use
+     * (made during a run, taken by the next: cap_pipe). */
+    bool reader;            /* bell and timer made (each -1 if it could not be) */
     bool busy;              /* running its job (set by the thread) */
+    uint64_t look_at;
+    int bell;               /* eventfd: a job to start at once, or the end */
+    int timer;              /* timerfd: armed for look_at */
     bool kept;              /* keep[] is a pipe not taken yet */
     int keep[2];
-    int idle_fd;            /* -1: none */
-    int bell;               /* eventfd: stop waiting on idle_fd (cap_wake) */
-    uid_t pipe_uid;         /* owner of the write end (root only) */
-    bool pipe_chown;
 } box_thread;
 
 /* The roles of a box's threads. */
@@ -399,27 +397,27 @@ typedef struct cap_stream {
     int err;           /* errno of a failed read or allocation */
 } cap_stream;
 
-/* A pipe for the run's stream (1 stdout, 2 stderr): the one its reader
- * made for it, else a new one; its write end owned by the slot's uid (as
- * root), its read end non-blocking. 0, or -1 with errno. */
+/* A pipe for the run's stream (1 stdout, 2 stderr): the one made for it
+ * during the last run, else a new one; its write end owned by the slot's
+ * uid (as root), its read end non-blocking. 0, or -1 with errno. */
 int cap_pipe(sbx_box *b, int stream, int p[2]);
-/* The reader's side (box_threads.c calls them, t->mu held): between runs,
- * wait in poll on the kept pipe (false when there is none to wait on);
- * after a run, make the next one; at the thread's end, close them. */
-bool cap_idle(box_thread *t);
-void cap_renew(box_thread *t);
+/* Makes each captured stream's pipe for the next run (the box's thread,
+ * while a run runs). */
+void cap_refill(sbx_box *b);
+/* The reader's side (box_threads.c calls them, t->mu held): whether its
+ * job is not to start yet; sleep until its bell or timer (false when it
+ * has neither: wait on cv instead). */
+bool cap_later(box_thread *t);
+bool cap_sleep(box_thread *t);
+/* Wakes the reader (t->mu held or not). */
+void cap_ring(box_thread *t);
+/* Closes a reader's fds and the kept pipe: at the thread's end, for a
+ * thread never made, and in a forked child (nothing else touched). */
 void cap_end(box_thread *t);
-/* Closes the kept pipe (t->mu held), which ends the reader's wait on it
- * (the box is closing). */
-void cap_drop(box_thread *t);
-/* Every process of the run is gone: a reader given c's stream that has not
- * seen it yet (still waiting on the pipe, whose end of file may never
- * come) is woken to take it, and then stops at stop_fd. */
-void cap_wake(cap_stream *c);
-/* In a forked child: closes its copies of the reader's fds, nothing else. */
-void cap_forget(box_thread *t);
-/* Maps the stream's buffer (cap+1 bytes of address space) and starts its
- * reader (the box's thread for the stream). */
+/* Maps the stream's buffer (cap+1 bytes of address space) and gives the
+ * stream to its reader (the box's thread for the stream), which starts
+ * on it at its first look; cap_join drains it itself if the reader has
+ * not started. */
 int cap_start(cap_stream *c);
 void cap_join(cap_stream *c);
 void cap_unmap(char *buf, size_t size);

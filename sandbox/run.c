@@ -260,8 +260,6 @@ static void stop_readers(sbx_box *b, cap_stream cap[2], bool gone)
     uint64_t one = 1;
     if (gone && write(b->stop_fd, &one, sizeof one) != sizeof one)
         gone = false; /* cannot happen to an eventfd far from its maximum */
-    for (int i = 0; gone && i < 2; i++)
-        cap_wake(&cap[i]);
     for (int i = 0; i < 2; i++)
         cap_join(&cap[i]);
     if (gone && read(b->stop_fd, &one, sizeof one) != sizeof one)
@@ -400,8 +398,10 @@ static int start_and_finish(sbx_box *b, const sbx_spec *spec, run_state *st, sbx
     st->pid = b->ns ? 0 : m.pid;
     int started = 0, reply = io.reply; /* ia_start takes it over, even failing */
     if ((reply < 0 || ia_start(st, reply) == 0) && cap_start(&cap[0]) == 0 && ++started &&
-        cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0)
+        cap_start(&cap[1]) == 0 && ++started && wd_start(&wd) == 0) {
+        cap_refill(b); /* while the program runs */
         return finish(b, st, cap, &wd, r, rebuild);
+    }
     /* Without its threads nothing bounds the run: stop it now (the
      * socket closes once no thread of the run can send on it). */
     box_reap(b);
