@@ -29,9 +29,15 @@
  *      run would also need an init of its own and a /proc of its own,
  *      not counted), beside what the sandbox does instead: one write of
  *      the namespace's ns_last_pid after each run
+ *  12. how often a run wakes the box's threads (the readers and the
+ *      watchdog: each wake-up is a hand-off, and an interrupt to another
+ *      CPU, on the run's path), counted from their voluntary context
+ *      switches: runs of a program that prints a line and ends at once,
+ *      beside runs of one that lives past the readers' first look
  *
  * Prints a table with medians and ratios. Timing lives here, never in tests.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -330,6 +336,54 @@ static void pid_step(int n)
     free(ns);
 }
 
+/* Voluntary context switches of this process's threads named name. */
+static long switches_of(const char *name)
+{
+    long sum = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[300], text[4096], want[64];
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        FILE *f = e->d_name[0] == '.' ? NULL : fopen(path, "r");
+        if (!f)
+            continue;
+        size_t got = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[got] = 0;
+        snprintf(want, sizeof want, "Name:\t%s\n", name);
+        const char *sw = strstr(text, "\nvoluntary_ctxt_switches:");
+        if (strncmp(text, want, strlen(want)) == 0 && sw)
+            sum += atol(sw + strlen("\nvoluntary_ctxt_switches:"));
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
+/* Wake-ups per run of the box's readers (both) and watchdog over n runs
+ * of argv. */
+static void wakes(sbx_box *b, const char *const *argv, int n, double *readers, double *wd)
+{
+    sbx_limits l;
+    sbx_limits_default(&l);
+    long r0 = switches_of("gradeq-stdout") + switches_of("gradeq-stderr"), w0 = switches_of("gradeq-watchdog");
+    for (int i = 0; i < n; i++)
+        sbx_time(b, argv, &l, NULL);
+    *readers = (double)(switches_of("gradeq-stdout") + switches_of("gradeq-stderr") - r0) / n;
+    *wd = (double)(switches_of("gradeq-watchdog") - w0) / n;
+}
+
+static void wakes_step(sbx_box *b, int n)
+{
+    const char *quick[] = { "/bin/echo", "a line", NULL };
+    const char *slow[] = { "/bin/sh", "-c", "echo a line; exec sleep 0.005", NULL };
+    double qr, qw, sr, sw;
+    wakes(b, quick, n, &qr, &qw);
+    wakes(b, slow, n / 5 > 20 ? n / 5 : 20, &sr, &sw);
+    printf("%-52s %9.2f/run %9.2f/run %8s   (readers, then watchdog; a run of 5 ms: %.2f and %.2f)\n",
+           "12. the box's threads woken by a quick run", qr, qw, "-", sr, sw);
+}
+
 /* A command (argv[0] its path), its stderr to /dev/null, waited for. */
 static double cmd_time(char *const argv[], char *const env[])
 {
@@ -512,6 +566,7 @@ int main(int argc, char **argv)
     cgroup_step(h, b, n);
     dirs_step(b, n);
     pid_step(n);
+    wakes_step(b, n);
     sbx_box_close(b);
     sbx_host_close(h);
     free(a);
