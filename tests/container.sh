@@ -47,8 +47,8 @@ check "a memory hog: MEMORY_LIMIT" '[ "$(json "d[\"status\"]" <"$T/hog.json")" =
 check "the next run is its own: RUNTIME_ERROR, its own peak" \
     '[ "$(json "d[\"status\"], d[\"memory_bytes\"] < (32 << 20)" <"$T/exit3.json")" = "RUNTIME_ERROR True" ]'
 "$B/gradeq" run --json --processes 16 --cpu-ms 1000 -- "$P/forkbomb" --really >"$T/bomb.json" 2>/dev/null
-check "a fork bomb: a time limit, and nothing of it left" \
-    '[ "$(json "d[\"status\"] in (\"TIME_LIMIT\", \"WALL_TIME_LIMIT\")" <"$T/bomb.json")" = True ] &&
+check "a fork bomb: a time (or memory: its processes' kernel memory) limit, and nothing of it left" \
+    '[ "$(json "d[\"status\"] in (\"TIME_LIMIT\", \"WALL_TIME_LIMIT\", \"MEMORY_LIMIT\")" <"$T/bomb.json")" = True ] &&
      [ -z "$(find /sys/fs/cgroup -name cgroup.procs ! -path "*/gradeq-supervisor/*" -exec cat {} +)" ]'
 
 # The worker as the container's command, its Redis beside it. One slot, so
