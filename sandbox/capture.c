@@ -22,8 +22,8 @@
  * each and the run's hand-offs a thread more. So a reader is given its
  * stream (of a run without an interaction callback) with a first look
  * QUIET_NS after the run's start (a quarter of the wall limit, if less):
- * it sleeps on its own timer until then,
- * not on the pipe, and neither the program's writes nor its end wake it.
+ * it sleeps on its own timer until then, not on the pipe, and neither the
+ * program's writes nor its end wake it.
  * From its first look on it drains as described above. If the run is over
  * before that look, the run's own thread drains the pipe instead at
  * cap_join, the reader never having started the job: what the run left in
@@ -225,9 +225,13 @@ int cap_start(cap_stream *c)
     uint64_t quiet_ns = c->run->wall_deadline_ns - c->run->start_ns;
     quiet_ns = quiet_ns / 4 < QUIET_NS ? quiet_ns / 4 : QUIET_NS;
     uint64_t at = c->run->start_ns + quiet_ns;
-    pthread_mutex_lock(&t->mu);
-    t->look_at = quiet ? at : 0;
-    pthread_mutex_unlock(&t->mu);
+    if (t->owner) {
+        pthread_mutex_lock(&t->mu);
+        t->look_at = quiet ? at : 0;
+        pthread_mutex_unlock(&t->mu);
+    } else {
+        t->look_at = quiet ? at : 0; /* no thread yet, nor its lock */
+    }
     if (bt_give(t, c->stream == 1 ? "gradeq-stdout" : "gradeq-stderr", 64 * 1024, reader_main, c) < 0) {
         int e = errno;
         cap_unmap(c->buf, c->size);
