@@ -323,6 +323,8 @@ struct sbx_box {
     int start_errno;     /* why its last zygote did not start (0: unknown) */
     unsigned isolation;  /* what holds for runs in this box */
     pid_t zygote;
+    int zygote_cpu;      /* the one CPU it may run on: -1 not moved yet, -2 not movable */
+    bool zygote_stays;   /* never moved (bench_sandbox's comparison) */
     int sock;
     int box_fd, tmp_fd;  /* the run's /box and /tmp, as seen by the zygote */
     int null_fd;

@@ -10,8 +10,11 @@
  * and names no pid); when the main process ends it clears what the run
  * left and reports the exit. Per run, the only privileged work left
  * is a CLONE_VM|CLONE_VFORK child (born in the slot's cgroup) that drops to the
- * slot's uid, sets rlimits and execs: the namespace, mount, cgroup and
- * filter costs are paid once per slot, not per run.
+ * slot's uid, sets rlimits and its CPUs, and execs: the namespace, mount,
+ * cgroup and filter costs are paid once per slot, not per run. (A process
+ * that joined the box per run instead would load the filter per run, which
+ * the kernel checks and compiles each time, and could not join the mount
+ * namespace from a threaded caller.)
  *
  * INVARIANTS.
  * - The zygote was cloned from a possibly multithreaded process whose malloc
@@ -51,6 +54,7 @@
 
 const zy_config *zy_cfg;
 int zy_mq_fd = -1, zy_sockstat_fd = -1, zy_last_pid_fd = -1;
+cpu_set_t zy_run_cpus;
 static int box_fd = -1, tmp_fd = -1;
 
 /* Reported to the caller when a setup step fails. */
@@ -74,6 +78,8 @@ static void setup_identity(void)
     if ((zy_cfg->host->root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) ||
         prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
         fail_step("prctl dumpable/name");
+    if (sched_getaffinity(0, sizeof zy_run_cpus, &zy_run_cpus) < 0)
+        fail_step("reading its CPU affinity");
 }
 
 /* Only the socket and the cgroup fds survive, at fixed numbers; 0-2 are

@@ -3,6 +3,8 @@
 #ifndef GRADEQ_SANDBOX_ZYGOTE_H
 #define GRADEQ_SANDBOX_ZYGOTE_H
 
+#include <sched.h>
+
 #include "sandbox/internal.h"
 
 #define FD_SOCK 3   /* the socket to the caller, at a fixed number */
@@ -33,6 +35,11 @@ static inline bool zy_clone3_used(void)
 {
     return zy_cfg->host->cg.version == CG_V2;
 }
+
+/* The CPUs a run may use: the zygote's own when it started (its caller's
+ * affinity), kept by zygote.c before box.c moves the zygote to its
+ * caller's CPU. */
+extern cpu_set_t zy_run_cpus;
 
 /* Serves the caller's requests until its socket closes. Never returns. */
 void zy_serve(void);

@@ -176,12 +176,20 @@ static int child_main(void *arg)
     set_limit(RLIMIT_STACK, r->stack_bytes, "RLIMIT_STACK");
     if (r->as_bytes)
         set_limit(RLIMIT_AS, r->as_bytes, "RLIMIT_AS");
+    /* The zygote is on its caller's CPU alone (box.c): the run gets back
+     * the CPUs the zygote started with, or the one it is pinned to. Should
+     * a cpuset have dropped all of those since, it gets what the cpuset
+     * allows, as the kernel gives a task whose CPUs it took away. */
+    cpu_set_t cpus = zy_run_cpus;
     if (r->cpu >= 0) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(r->cpu, &one);
-        if (sched_setaffinity(0, sizeof one, &one) < 0)
+        CPU_ZERO(&cpus);
+        CPU_SET(r->cpu, &cpus);
+        if (sched_setaffinity(0, sizeof cpus, &cpus) < 0)
             child_fail("pinning to a CPU");
+    } else if (sched_setaffinity(0, sizeof cpus, &cpus) < 0) {
+        memset(&cpus, 0xff, sizeof cpus);
+        if (sched_setaffinity(0, sizeof cpus, &cpus) < 0)
+            child_fail("giving the run its CPUs");
     }
     if (zy_cfg->host->root) {
         /* Per-uid, and the uid is this slot's alone: a backstop for pids. */

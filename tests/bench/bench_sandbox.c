@@ -34,6 +34,11 @@
  *      CPU, on the run's path), counted from their voluntary context
  *      switches: runs of a program that prints a line and ends at once,
  *      beside runs of one that lives past the readers' first look
+ *  13. runs back to back, as a grading's tests are, of a program that
+ *      reads its stdin and writes it back: the zygote moved to the CPU of
+ *      the thread that runs the box (as the sandbox does) vs left where
+ *      the scheduler wakes it (on another, idle CPU: each hand-off then an
+ *      interrupt between CPUs); blocks of 20 runs, alternating
  *
  * Prints a table with medians and ratios. Timing lives here, never in tests.
  */
@@ -384,6 +389,53 @@ static void wakes_step(sbx_box *b, int n)
            "12. the box's threads woken by a quick run", qr, qw, "-", sr, sw);
 }
 
+/* Row 13's two placements of the zygote. */
+static void zygote_placed(sbx_box *b, bool follows)
+{
+    b->zygote_stays = !follows;
+    if (follows)
+        return;
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) < 0 || sched_setaffinity(b->zygote, sizeof all, &all) < 0) {
+        perror("bench: zygote's affinity");
+        exit(1);
+    }
+    b->zygote_cpu = -1;
+}
+
+static void follow_step(sbx_box *b, int n)
+{
+    const char *argv[] = { "/bin/cat", NULL };
+    sbx_spec s = { .argv = argv, .stdin_data = "1 1\n", .stdin_len = 4 };
+    sbx_limits_default(&s.limits);
+    double *on = calloc((size_t)n, sizeof *on), *off = calloc((size_t)n, sizeof *off);
+    if (!on || !off) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i += 20)
+        for (int k = 0; k < 2; k++) {
+            zygote_placed(b, k == 0);
+            for (int j = i; j < i + 20 && j < n; j++) {
+                sbx_result r;
+                double t0 = bm_now_us();
+                if (sbx_run(b, &s, &r) < 0 || r.status != SBX_OK || r.stdout_len != 4) {
+                    fprintf(stderr, "bench: cat: %s %s\n", sbx_status_name(r.status), r.error);
+                    exit(1);
+                }
+                (k == 0 ? on : off)[j] = bm_now_us() - t0;
+                sbx_result_free(&r);
+            }
+        }
+    zygote_placed(b, true);
+    double a = bm_median(on, n), o = bm_median(off, n);
+    printf("%-52s %10.0f us %10.0f us %7.2fx   (n=%d each; p90 %.0f / %.0f us)\n",
+           "13. back to back: zygote on the caller's CPU vs not", a, o, a / o, n, bm_pct(on, n, 0.9),
+           bm_pct(off, n, 0.9));
+    free(on);
+    free(off);
+}
+
 /* A command (argv[0] its path), its stderr to /dev/null, waited for. */
 static double cmd_time(char *const argv[], char *const env[])
 {
@@ -567,6 +619,7 @@ int main(int argc, char **argv)
     dirs_step(b, n);
     pid_step(n);
     wakes_step(b, n);
+    follow_step(b, n);
     sbx_box_close(b);
     sbx_host_close(h);
     free(a);
