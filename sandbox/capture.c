@@ -27,7 +27,8 @@
  * From its first look on it drains as described above. If the run is over
  * before that look, the run's own thread drains the pipe instead at
  * cap_join, the reader never having started the job: what the run left in
- * the pipe is all there is, and the cap is applied as the reader would. A
+ * the pipe is all there is, and the cap is applied as the reader would;
+ * the reader's timer is unarmed, lest the look wake it between runs. A
  * program that fills its pipe before the look waits for it, at most
  * QUIET_NS once per run. The caller makes each stream's pipe for the next
  * run while the current one runs (cap_refill), off the run's path.
@@ -270,10 +271,17 @@ void cap_join(cap_stream *c)
         t->look_at = 0;
     }
     pthread_mutex_unlock(&t->mu);
-    if (mine)
+    if (mine) {
+        /* Unarmed, the look that is of no use now wakes nobody in the
+         * pause before the next run (a checker's run, the next command);
+         * it cannot fail with these arguments, and if it did the reader
+         * would only wake to find no job. */
+        static const struct itimerspec never;
+        (void)timerfd_settime(t->timer, 0, &never, NULL);
         reader_main(c);
-    else
+    } else {
         bt_wait(t);
+    }
     close(c->fd);
     c->fd = -1;
 }

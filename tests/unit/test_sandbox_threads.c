@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
@@ -200,6 +201,37 @@ static void quick_runs_wake_no_reader(void **state)
                  errs);
 }
 
+/* A quick run followed by a pause longer than its readers' first look (a
+ * checker's run, the next command of a holder, a worker waiting on Redis):
+ * the run's thread took the pipes, and the readers' timers, no longer of
+ * use, wake nobody in the pause (each reader slept once a pause, at the
+ * look that came in it). Only the pauses are counted: a run that lasts
+ * past the look has it during the run. The pause is the case under test,
+ * not a wait for anything. */
+static void a_pause_after_a_quick_run_wakes_no_reader(void **state)
+{
+    (void)state;
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    quick_runs(b, 1);
+    long fewest = -1;
+    for (int batch = 0; batch < 5; batch++) {
+        long slept = 0;
+        for (int i = 0; i < 10; i++) {
+            quick_runs(b, 1);
+            long before = sleeps_of("gradeq-stdout") + sleeps_of("gradeq-stderr");
+            nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+            slept += sleeps_of("gradeq-stdout") + sleeps_of("gradeq-stderr") - before;
+        }
+        if (fewest < 0 || slept < fewest)
+            fewest = slept;
+    }
+    sbx_box_close(b);
+    if (fewest > 1)
+        fail_msg("in 10 pauses after quick runs the readers slept %ld times (the fewest of 5 batches)", fewest);
+}
+
 /* Floods against small caps on either stream, between runs whose output
  * is whole: each flood ends OUTPUT_LIMIT with exactly its cap kept, and
  * nothing of one run's stream reaches the next. */
@@ -265,6 +297,7 @@ int main(void)
         cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
         cmocka_unit_test_setup(quick_runs_wake_no_watchdog, sx_test_setup),
         cmocka_unit_test_setup(quick_runs_wake_no_reader, sx_test_setup),
+        cmocka_unit_test_setup(a_pause_after_a_quick_run_wakes_no_reader, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
 }
