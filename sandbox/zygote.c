@@ -78,6 +78,12 @@ static void setup_identity(void)
     if ((zy_cfg->host->root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) ||
         prctl(PR_SET_NAME, "gradeq-zygote", 0, 0, 0) < 0)
         fail_step("prctl dumpable/name");
+}
+
+/* The CPUs its runs get: its own now, its caller's, before box.c first
+ * moves it to its caller's CPU. */
+static void setup_cpus(void)
+{
     if (sched_getaffinity(0, sizeof zy_run_cpus, &zy_run_cpus) < 0)
         fail_step("reading its CPU affinity");
 }
@@ -422,6 +428,7 @@ int zy_main(void *arg)
 {
     zy_cfg = arg;
     setup_identity();
+    setup_cpus();
     setup_fds();
     setup_cgroup();
     setup_signals();
