@@ -277,7 +277,8 @@ void cap_join(cap_stream *c)
          * it cannot fail with these arguments, and if it did the reader
          * would only wake to find no job. */
         static const struct itimerspec never;
-        (void)timerfd_settime(t->timer, 0, &never, NULL);
+        if (t->timer >= 0)
+            (void)timerfd_settime(t->timer, 0, &never, NULL);
         reader_main(c);
     } else {
         bt_wait(t);
