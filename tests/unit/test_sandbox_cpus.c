@@ -80,40 +80,59 @@ static void pin_thread(int cpu)
     assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
 }
 
-static void open_box(sbx_host **h, sbx_box **b)
+/* Each test's host and box, and the test thread's CPUs before it pinned
+ * itself: whatever the test's end, its teardown puts them back. */
+static sbx_host *host;
+static sbx_box *box;
+static cpu_set_t thread_cpus;
+
+static int save_cpus(void **state)
+{
+    (void)state;
+    return sched_getaffinity(0, sizeof thread_cpus, &thread_cpus);
+}
+
+static void open_box(void)
 {
     char err[SBX_ERR_LEN];
     sbx_host_options o = { .require_isolation = true };
-    if (sbx_host_open(h, &o, err, sizeof err) < 0 || sbx_box_open(*h, b, err, sizeof err) < 0)
+    if (sbx_host_open(&host, &o, err, sizeof err) < 0 || sbx_box_open(host, &box, err, sizeof err) < 0)
         fail_msg("%s", err);
+}
+
+static int close_box(void **state)
+{
+    (void)state;
+    if (box)
+        sbx_box_close(box);
+    if (host)
+        sbx_host_close(host);
+    box = NULL;
+    host = NULL;
+    return sched_setaffinity(0, sizeof thread_cpus, &thread_cpus);
 }
 
 static void zygote_follows_its_caller_runs_keep_their_cpus(void **state)
 {
     (void)state;
     alarm(120);
-    cpu_set_t mine;
-    assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
-    int n = CPU_COUNT(&mine), last = -1;
+    int n = CPU_COUNT(&thread_cpus), last = -1;
     if (n < 2)
         skip(); /* one CPU: nowhere to follow, nothing to give back */
     for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &mine))
+        if (CPU_ISSET(c, &thread_cpus))
             last = c;
-    sbx_host *h;
-    sbx_box *b;
-    open_box(&h, &b);
+    open_box();
     pin_thread(last);
-    assert_int_equal(run_nproc(b, -1), n); /* one on the old code's zygote: 1 */
+    /* The zygote now runs on `last` alone; a run that kept its CPUs would
+     * count 1. */
+    assert_int_equal(run_nproc(box, -1), n);
     char cpus[64], want[16];
-    zygote_cpus(b, cpus, sizeof cpus);
+    zygote_cpus(box, cpus, sizeof cpus);
     snprintf(want, sizeof want, "%d", last);
     assert_string_equal(cpus, want);
-    assert_int_equal(run_nproc(b, 0), 1); /* pinned: the host's first CPU alone */
-    assert_int_equal(run_nproc(b, -1), n);
-    sbx_box_close(b);
-    sbx_host_close(h);
-    assert_int_equal(sched_setaffinity(0, sizeof mine, &mine), 0);
+    assert_int_equal(run_nproc(box, 0), 1); /* pinned: the host's first CPU alone */
+    assert_int_equal(run_nproc(box, -1), n);
 }
 
 static int write_text(const char *path, const char *text)
@@ -128,18 +147,20 @@ static int write_text(const char *path, const char *text)
 
 static char cpuset_dir[128]; /* the test's own cpuset, while it exists */
 
-/* Whatever the test's end: the process back in the top cpuset, and the
- * test's cpuset gone. */
+/* Whatever the test's end: its box closed (its zygote out of the test's
+ * cpuset), the process back in the top cpuset, and the test's cpuset
+ * gone. */
 static int leave_cpuset(void **state)
 {
-    (void)state;
+    if (close_box(state) < 0)
+        return -1;
     if (!cpuset_dir[0])
         return 0;
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     int rc = write_text(CPUSET "/cgroup.procs", pid) == 0 && rmdir(cpuset_dir) == 0 ? 0 : -1;
     cpuset_dir[0] = '\0';
-    return rc;
+    return rc < 0 ? rc : sched_setaffinity(0, sizeof thread_cpus, &thread_cpus);
 }
 
 /* A box opened on CPU 0 alone, then its cpuset moved to CPU 1 alone: the
@@ -148,12 +169,10 @@ static void runs_get_the_cpuset_that_replaced_the_box_cpus(void **state)
 {
     (void)state;
     alarm(120);
-    cpu_set_t mine;
-    assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
     char path[192], mems[64] = "";
     const char *dir = cpuset_dir;
     snprintf(path, sizeof path, CPUSET "/gradeq-test-cpus-%d", (int)getpid());
-    if (!CPU_ISSET(0, &mine) || !CPU_ISSET(1, &mine) || read_text(CPUSET "/cpuset.mems", mems, sizeof mems) <= 0 ||
+    if (!CPU_ISSET(0, &thread_cpus) || !CPU_ISSET(1, &thread_cpus) || read_text(CPUSET "/cpuset.mems", mems, sizeof mems) <= 0 ||
         mkdir(path, 0755) < 0) {
         print_message("skip: needs CPUs 0 and 1 and a writable v1 cpuset hierarchy\n");
         skip();
@@ -168,29 +187,23 @@ static void runs_get_the_cpuset_that_replaced_the_box_cpus(void **state)
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
     assert_int_equal(write_text(path, pid), 0);
     pin_thread(0);
-    sbx_host *h;
-    sbx_box *b;
-    open_box(&h, &b);
-    assert_int_equal(run_nproc(b, -1), 1);
+    open_box();
+    assert_int_equal(run_nproc(box, -1), 1);
     snprintf(path, sizeof path, "%s/cpuset.cpus", dir);
     assert_int_equal(write_text(path, "1"), 0);
     /* The box's CPU 0 is gone: giving the run only that fails, and it gets
      * the cpuset's CPU 1 instead (SANDBOX_ERROR without the fallback). */
-    assert_int_equal(run_nproc(b, -1), 1);
+    assert_int_equal(run_nproc(box, -1), 1);
     char cpus[64];
-    zygote_cpus(b, cpus, sizeof cpus);
+    zygote_cpus(box, cpus, sizeof cpus);
     assert_string_equal(cpus, "1");
-    sbx_box_close(b);
-    sbx_host_close(h);
-    assert_int_equal(leave_cpuset(NULL), 0);
-    assert_int_equal(sched_setaffinity(0, sizeof mine, &mine), 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(zygote_follows_its_caller_runs_keep_their_cpus),
+        cmocka_unit_test_teardown(zygote_follows_its_caller_runs_keep_their_cpus, close_box),
         cmocka_unit_test_teardown(runs_get_the_cpuset_that_replaced_the_box_cpus, leave_cpuset),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, save_cpus, NULL);
 }
