@@ -21,16 +21,16 @@
  * its first write and again for its end costs the program's CPU a wake-up
  * each and the run's hand-offs a thread more. So a reader is given its
  * stream (of a run without an interaction callback) with a first look
- * QUIET_NS after the run's start (a quarter of the wall limit, if less):
- * it sleeps on its own timer until then, not on the pipe, and neither the
- * program's writes nor its end wake it.
+ * some time after the run's start (quiet_ns): it sleeps on its own timer
+ * until then, not on the pipe, and neither the program's writes nor its
+ * end wake it.
  * From its first look on it drains as described above. If the run is over
  * before that look, the run's own thread drains the pipe instead at
  * cap_join, the reader never having started the job: what the run left in
  * the pipe is all there is, and the cap is applied as the reader would;
  * the reader's timer is unarmed, lest the look wake it between runs. A
  * program that fills its pipe before the look waits for it, at most
- * QUIET_NS once per run. The caller makes each stream's pipe for the next
+ * QUIET_MAX_NS once per run. The caller makes each stream's pipe for the next
  * run while the current one runs (cap_refill), off the run's path.
  *
  * THREADS. A reader's fields (box_thread) are under its mu: the caller
@@ -57,10 +57,9 @@
 
 #define READ_MAX (64 * 1024)
 #define HUGE (2u << 20)
-/* A stream's first look after the run's start (or a quarter of its wall
- * limit, if less): most tests are over by then, and a program blocked on
- * a full pipe waits at most this long. */
-#define QUIET_NS 2000000ull
+/* Bounds of a stream's first look after the run's start. */
+#define QUIET_MIN_NS 2000000ull
+#define QUIET_MAX_NS 8000000ull
 
 static void *reader_main(void *arg)
 {
@@ -122,6 +121,21 @@ static int map_buffer(cap_stream *c)
     if (hi > lo)
         madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
     return 0;
+}
+
+/* When a stream's first look comes after the run's start: twice the
+ * box's quickest run so far, the time this machine takes to start and end
+ * a program (no run is quicker; a fixed time would be past most tests' end
+ * on one machine and before it on a slower one, whose readers would then
+ * wake for every run), within QUIET_MIN_NS and QUIET_MAX_NS, and at most
+ * a quarter of the wall limit. A program blocked on a full pipe waits at
+ * most this long. */
+static uint64_t quiet_ns(const run_state *run)
+{
+    uint64_t q = run->box->quickest_ns < QUIET_MAX_NS ? 2 * run->box->quickest_ns : QUIET_MAX_NS;
+    q = q < QUIET_MIN_NS ? QUIET_MIN_NS : q > QUIET_MAX_NS ? QUIET_MAX_NS : q;
+    uint64_t quarter = (run->wall_deadline_ns - run->start_ns) / 4;
+    return q < quarter ? q : quarter;
 }
 
 static box_thread *reader_of(sbx_box *b, int stream)
@@ -223,9 +237,7 @@ int cap_start(cap_stream *c)
         return -1;
     /* An interaction's reader hands each chunk on as it comes. */
     bool quiet = t->bell >= 0 && !c->run->spec->interact;
-    uint64_t quiet_ns = c->run->wall_deadline_ns - c->run->start_ns;
-    quiet_ns = quiet_ns / 4 < QUIET_NS ? quiet_ns / 4 : QUIET_NS;
-    uint64_t at = c->run->start_ns + quiet_ns;
+    uint64_t at = c->run->start_ns + quiet_ns(c->run);
     if (t->owner) {
         pthread_mutex_lock(&t->mu);
         t->look_at = quiet ? at : 0;

@@ -329,6 +329,7 @@ struct sbx_box {
     int box_fd, tmp_fd;  /* the run's /box and /tmp, as seen by the zygote */
     int null_fd;
     int stop_fd;         /* eventfd: every process of the run is gone */
+    uint64_t quickest_ns; /* the shortest run not killed, request to end (0: none yet) */
     unsigned long rebuilds;
     cg_slot cg;
     bool has_cg;

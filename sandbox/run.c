@@ -326,6 +326,8 @@ static int finish(sbx_box *b, run_state *st, cap_stream cap[2], watchdog *wd, sb
     r->wall_us = (end - st->start_ns) / 1000;
     uint64_t killed = atomic_load(&st->kill_ns);
     r->end_ns = killed && killed < end ? killed : end;
+    if (rc == 0 && !killed && (!b->quickest_ns || end - st->start_ns < b->quickest_ns))
+        b->quickest_ns = end - st->start_ns; /* the readers' first look follows it (capture.c) */
     take_stream(&cap[0], &r->stdout_buf, &r->stdout_map_, &r->stdout_len, &r->stdout_truncated);
     take_stream(&cap[1], &r->stderr_buf, &r->stderr_map_, &r->stderr_len, &r->stderr_truncated);
     if (rc < 0)

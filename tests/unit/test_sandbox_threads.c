@@ -116,45 +116,61 @@ static long sleeps_of(const char *name)
     return sum;
 }
 
-/* Quick runs of /bin/true in b under limits of an hour: the watchdog's
- * first look at a run is due only after the run's CPU left over the CPUs
- * it may use (3.5 s on 1024 of them), so a run ends before it, however
- * slow the machine or many its CPUs. Under the default second, on a
- * machine of 64 CPUs a look was due every 16 ms, and a run that took
- * longer (a slow or emulated machine) made the watchdog sleep more than
- * once. Returns how many took 1 ms or more (a reader's first look comes
- * 2 ms after a run's start: capture.c). */
-static long quick_runs(sbx_box *b, int n)
+static const char *const true_argv[] = { "/bin/true", NULL };
+
+/* When a run's readers first look (capture.c): twice the quickest run the
+ * box has had before it, within 2 and 8 ms. quickest_us: the box's quickest
+ * run as the test saw them (every run of the box is the test's), 0 before
+ * the first. Wall times are whole microseconds, so this is never later
+ * than the box's own look. */
+static long look_us(long quickest_us)
 {
-    const char *argv[] = { "/bin/true", NULL };
+    long q = 2 * quickest_us;
+    return q < 2000 ? 2000 : q > 8000 ? 8000 : q;
+}
+
+/* Quick runs of argv in b under limits of an hour: the watchdog's first
+ * look at a run is due only after the run's CPU left over the CPUs it may
+ * use (3.5 s on 1024 of them), so a run ends before it, however slow the
+ * machine or many its CPUs. Under the default second, on a machine of 64
+ * CPUs a look was due every 16 ms, and a run that took longer (a slow or
+ * emulated machine) made the watchdog sleep more than once. Returns how
+ * many lasted past their readers' first look (look_us), *quickest_us kept
+ * up to date. */
+static long quick_runs(sbx_box *b, const char *const *argv, int n, long *quickest_us)
+{
     sbx_spec s = { .argv = argv };
     sbx_limits_default(&s.limits);
     s.limits.cpu_ms = s.limits.wall_ms = 3600 * 1000;
     long slow = 0;
     for (int i = 0; i < n; i++) {
         sbx_result r;
+        long look = look_us(*quickest_us);
         assert_int_equal(sbx_run(b, &s, &r), 0);
         sx_assert_status(&r, SBX_OK);
-        slow += r.wall_us >= 1000;
+        slow += (long)r.wall_us >= look;
+        if (!*quickest_us || (long)r.wall_us < *quickest_us)
+            *quickest_us = (long)r.wall_us;
         sbx_result_free(&r);
     }
     return slow;
 }
 
 /* The fewest times the threads named name went to sleep over a batch of
- * 30 quick runs, of 5 batches, less two for each of the batch's runs of
- * 1 ms or more when excuse_slow (a reader's first look may come before
- * such a run's end, on a slow or emulated machine: it then sleeps on the
- * pipe, and again after the run's end). A thread also sleeps when another holds a
- * lock it takes, as often as the scheduler makes it happen (the readers
- * slept 51 times over 30 runs once, 30 in most batches): that only adds,
- * so the fewest over batches is what each run costs by design. */
-static long fewest_sleeps(sbx_box *b, const char *name, bool excuse_slow)
+ * 30 quick runs of argv, of 5 batches, less two for each of the batch's
+ * runs that lasted past their readers' first look when excuse_slow (a
+ * reader then sleeps on the pipe, and again after the run's end). A thread
+ * also sleeps when another holds a lock it takes, as often as the
+ * scheduler makes it happen (the readers slept 51 times over 30 runs once,
+ * 30 in most batches): that only adds, so the fewest over batches is what
+ * each run costs by design. */
+static long fewest_sleeps(sbx_box *b, const char *const *argv, long *quickest_us, const char *name,
+                          bool excuse_slow)
 {
     long fewest = -1;
     for (int batch = 0; batch < 5; batch++) {
         long before = sleeps_of(name);
-        long slow = quick_runs(b, 30);
+        long slow = quick_runs(b, argv, 30, quickest_us);
         long slept = sleeps_of(name) - before - (excuse_slow ? 2 * slow : 0);
         if (fewest < 0 || slept < fewest)
             fewest = slept;
@@ -172,37 +188,65 @@ static void quick_runs_wake_no_watchdog(void **state)
     (void)state;
     char err[SBX_ERR_LEN];
     sbx_box *b;
+    long quickest = 0;
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
-    quick_runs(b, 1);
+    quick_runs(b, true_argv, 1, &quickest);
     assert_true(sleeps_of("gradeq-watchdog") > 0); /* the thread is there, by that name */
-    long slept = fewest_sleeps(b, "gradeq-watchdog", false);
+    long slept = fewest_sleeps(b, true_argv, &quickest, "gradeq-watchdog", false);
     sbx_box_close(b);
     if (slept > 1)
         fail_msg("the watchdog went to sleep %ld times over 30 quick runs (the fewest of 5 batches)", slept);
+}
+
+/* The readers' sleeps over quick runs of argv in a fresh box, the fewest
+ * of 5 batches of 30 for each stream (see fewest_sleeps). */
+static void reader_sleeps(const char *const *argv, long *out, long *errs)
+{
+    char err[SBX_ERR_LEN];
+    sbx_box *b;
+    long quickest = 0;
+    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
+    quick_runs(b, argv, 1, &quickest);
+    assert_true(sleeps_of("gradeq-stdout") > 0 && sleeps_of("gradeq-stderr") > 0);
+    *out = fewest_sleeps(b, argv, &quickest, "gradeq-stdout", true);
+    *errs = fewest_sleeps(b, argv, &quickest, "gradeq-stderr", true);
+    sbx_box_close(b);
 }
 
 /* A run over before its readers' first look wakes neither: a reader
  * sleeps on its own timer, not on the pipe, and the run's thread takes
  * what the quick run left in the pipes (a reader slept twice a run when
  * the run's start woke it too, once a run when it waited on the pipe).
- * A run of 1 ms or more may meet the look: it is not counted. */
+ * A run that lasts past the look is not counted. */
 static void quick_runs_wake_no_reader(void **state)
 {
     (void)state;
-    char err[SBX_ERR_LEN];
-    sbx_box *b;
-    assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
-    quick_runs(b, 1);
-    assert_true(sleeps_of("gradeq-stdout") > 0 && sleeps_of("gradeq-stderr") > 0);
-    long out = fewest_sleeps(b, "gradeq-stdout", true), errs = fewest_sleeps(b, "gradeq-stderr", true);
-    sbx_box_close(b);
+    long out, errs;
+    reader_sleeps(true_argv, &out, &errs);
     if (out > 1 || errs > 1)
         fail_msg("over 30 quick runs the readers went to sleep %ld and %ld times (the fewest of 5 batches)", out,
                  errs);
 }
 
-/* A quick run followed by a pause longer than its readers' first look (a
- * checker's run, the next command of a holder, a worker waiting on Redis):
+/* Nor on a machine where starting and ending a program takes longer than
+ * a fixed look would allow (an emulated or a loaded one): the look follows
+ * the box's quickest run. Runs of `sleep 0.003` stand for such a machine's
+ * quick runs: each lasts past 2 ms, when the look came in every run before
+ * (both readers then slept twice a run). A run past its look (8 ms at
+ * most, on a very slow machine) is not counted. */
+static void quick_runs_on_a_slow_machine_wake_no_reader(void **state)
+{
+    (void)state;
+    static const char *const argv[] = { "/bin/sleep", "0.003", NULL };
+    long out, errs;
+    reader_sleeps(argv, &out, &errs);
+    if (out > 1 || errs > 1)
+        fail_msg("over 30 runs of 3 ms the readers went to sleep %ld and %ld times (the fewest of 5 batches)", out,
+                 errs);
+}
+
+/* A quick run followed by a pause longer than its readers' first look,
+ * which comes 8 ms after the run's start at the latest (a checker's run, the next command of a holder, a worker waiting on Redis):
  * the run's thread took the pipes, and the readers' timers, no longer of
  * use, wake nobody in the pause (each reader slept once a pause, at the
  * look that came in it). Only the pauses are counted: a run that lasts
@@ -213,15 +257,16 @@ static void a_pause_after_a_quick_run_wakes_no_reader(void **state)
     (void)state;
     char err[SBX_ERR_LEN];
     sbx_box *b;
+    long quickest = 0;
     assert_int_equal(sbx_box_open(sx_host, &b, err, sizeof err), 0);
-    quick_runs(b, 1);
+    quick_runs(b, true_argv, 1, &quickest);
     long fewest = -1;
     for (int batch = 0; batch < 5; batch++) {
         long slept = 0;
         for (int i = 0; i < 10; i++) {
-            quick_runs(b, 1);
+            quick_runs(b, true_argv, 1, &quickest);
             long before = sleeps_of("gradeq-stdout") + sleeps_of("gradeq-stderr");
-            nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+            nanosleep(&(struct timespec){ 0, 9000000 }, NULL);
             slept += sleeps_of("gradeq-stdout") + sleeps_of("gradeq-stderr") - before;
         }
         if (fewest < 0 || slept < fewest)
@@ -297,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup(kept_watchdog_times_each_run, sx_test_setup),
         cmocka_unit_test_setup(quick_runs_wake_no_watchdog, sx_test_setup),
         cmocka_unit_test_setup(quick_runs_wake_no_reader, sx_test_setup),
+        cmocka_unit_test_setup(quick_runs_on_a_slow_machine_wake_no_reader, sx_test_setup),
         cmocka_unit_test_setup(a_pause_after_a_quick_run_wakes_no_reader, sx_test_setup),
     };
     return cmocka_run_group_tests(tests, sx_group_setup, sx_group_teardown);
