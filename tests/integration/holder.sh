@@ -110,6 +110,21 @@ for args in "-- /bin/sh -c 'echo out; echo err >&2; exit 3'" "--bogus -- /bin/tr
         '[ $rc1 -eq $rc0 ] && [ "$(strip "$T/o1")" = "$(strip "$T/o0")" ] && [ "$(strip "$T/e1")" = "$(strip "$T/e0")" ]'
 done
 check "the holder served them all (still the same one)" '[ -n "$h1" ] && [ "$(holder_pid)" = "$h1" ]'
+# The holder's watch on the command it serves (its thread gradeq-cmdwatch)
+# wakes only for a command that goes before its answer: a command closing
+# its connection once answered woke it, once a command.
+watch_sleeps() {
+    for t in /proc/"$h1"/task/*; do
+        c=
+        read -r c 2>/dev/null <"$t/comm"
+        [ "$c" = gradeq-cmdwatch ] && sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status"
+    done
+}
+w0=$(watch_sleeps)
+for _ in $(seq 1 20); do run -- /bin/true 2>/dev/null; done
+w1=$(watch_sleeps)
+check "20 answered commands wake the holder's watch at most once" \
+    '[ -n "$w0" ] && [ -n "$w1" ] && [ $((w1 - w0)) -le 1 ] && [ "$(holder_pid)" = "$h1" ]'
 # gradeq's own stdin and its cwd are the command's.
 out=$(cd "$T" && echo "7 8" | run -- /usr/bin/awk '{ print $1 + $2 }' 2>/dev/null)
 check "stdin is the command's" '[ "$out" = 15 ]'

@@ -220,6 +220,8 @@ static void serve(holder *h, int conn)
     for (int i = 0; i < WK_HOLD_FDS; i++)
         close(fds[i]);
     free(argv);
+    if (argv)
+        wk_hold_watch_forget(&h->watch, conn);
     if (argv && rep.what && wk_hold_send(conn, &rep, sizeof rep, NULL, 0) < 0)
         h->leaving = true;
 }

@@ -11,11 +11,14 @@
  * thread clears it (wk_hold_watch_disarm) before it closes or replaces the
  * box, so a cancel never reaches a box being closed, and a late event
  * names a run that has returned (sbx_box_cancel then reaches nothing).
- * A connection leaves the set when the holder closes it (its only fd).
+ * A connection leaves the set before its command's answer goes
+ * (wk_hold_watch_forget): the command closes it once answered, and that
+ * hang-up would wake the watcher for nothing, once a command.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -24,6 +27,8 @@
 static void *watch(void *arg)
 {
     wk_hold_watch *w = arg;
+    /* Its role in ps -L and top -H; cannot fail (the name is copied). */
+    (void)prctl(PR_SET_NAME, "gradeq-cmdwatch", 0, 0, 0);
     for (;;) {
         struct epoll_event ev;
         int n = epoll_wait(w->ep, &ev, 1, -1);
@@ -88,6 +93,12 @@ bool wk_hold_watch_disarm(wk_hold_watch *w)
     bool cancelled = w->cancelled;
     pthread_mutex_unlock(&w->mu);
     return cancelled;
+}
+
+void wk_hold_watch_forget(wk_hold_watch *w, int conn)
+{
+    /* ENOENT when it was never armed for conn: nothing to take out. */
+    (void)epoll_ctl(w->ep, EPOLL_CTL_DEL, conn, NULL);
 }
 
 void wk_hold_watch_stop(wk_hold_watch *w)

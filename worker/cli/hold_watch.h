@@ -22,12 +22,14 @@ typedef struct wk_hold_watch {
 /* Starts the watcher thread: 0, or -1. */
 int wk_hold_watch_start(wk_hold_watch *w);
 /* Until disarmed, a hang-up of conn cancels the next run of box (the one
- * about to start); conn stays the caller's, watched until it is closed.
+ * about to start); conn stays the caller's, watched until it is closed or forgotten.
  * 0, or -1 (then nothing is watched). */
 int wk_hold_watch_arm(wk_hold_watch *w, int conn, sbx_box *box);
 /* Nothing is cancelled from now on; whether the run was. Before the box
  * is closed or replaced. */
 bool wk_hold_watch_disarm(wk_hold_watch *w);
+/* conn is watched no more (before its command is answered). */
+void wk_hold_watch_forget(wk_hold_watch *w, int conn);
 /* Ends the thread. */
 void wk_hold_watch_stop(wk_hold_watch *w);
 
