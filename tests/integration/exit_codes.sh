@@ -36,6 +36,10 @@ check "2: the worker, maxima a run cannot have or a result cannot hold" \
     '[ "$(code timeout 20 "$B/gradeq-worker" --max-cpu-ms 0)$(code timeout 20 "$B/gradeq-worker" --max-stdout 64M)$(code timeout 20 "$B/gradeq-worker" --max-result-bytes 1G)" = 222 ]'
 check "3: Redis unreachable, each client command" \
     '[ "$(code "$G" submit --redis "$NOWHERE" -- /bin/true)$(code "$G" stats --redis "$NOWHERE")$(code "$G" dead list --redis "$NOWHERE")$(code "$G" result j --redis "$NOWHERE")" = 3333 ]'
+mkdir "$T/alone" && cp "$G" "$T/alone/gradeq"
+check "3: a gradeq without gradeq-queue beside it, each queue command, naming it" \
+    '[ "$(code "$T/alone/gradeq" submit -- /bin/true)$(code "$T/alone/gradeq" stats)$(code "$T/alone/gradeq" dead list)$(code "$T/alone/gradeq" result j)" = 3333 ] &&
+     "$T/alone/gradeq" stats 2>&1 | grep -q "^gradeq stats: cannot run $T/alone/gradeq-queue: No such file or directory\$"'
 start_redis || exit 1
 check "0: submit, stats, dead list" '[ "$(code "$G" submit -- /bin/true)$(code "$G" stats)$(code "$G" dead list)" = 000 ]'
 check "1: no such dead letter, no result yet" '[ "$(code "$G" dead show 1-1)$(code "$G" result nosuch)" = 11 ]'

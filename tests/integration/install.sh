@@ -8,10 +8,10 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 D=$T/root
 # -o: install the binaries the suite built ($B), never rebuild them here.
-make -s --no-print-directory -o "$B/gradeq" -o "$B/gradeq-worker" install B="$B" DESTDIR="$D" PREFIX=/usr >"$T/make.log" 2>&1; rc=$?
+make -s --no-print-directory -o "$B/gradeq" -o "$B/gradeq-queue" -o "$B/gradeq-worker" install B="$B" DESTDIR="$D" PREFIX=/usr >"$T/make.log" 2>&1; rc=$?
 check "make install DESTDIR=... PREFIX=/usr" '[ $rc -eq 0 ] || { cat "$T/make.log"; false; }'
 
-layout="usr/bin/gradeq usr/sbin/gradeq-worker usr/share/man/man1/gradeq.1 usr/share/man/man8/gradeq-worker.8
+layout="usr/bin/gradeq usr/bin/gradeq-queue usr/sbin/gradeq-worker usr/share/man/man1/gradeq.1 usr/share/man/man8/gradeq-worker.8
 usr/lib/systemd/system/gradeq-worker.service usr/lib/systemd/system/gradeq-worker@.service
 usr/share/doc/gradeq/gradeq-worker.env usr/share/doc/gradeq/operations.md usr/share/doc/gradeq/protocol.md
 usr/share/doc/gradeq/security.md
@@ -19,15 +19,20 @@ usr/share/doc/gradeq/redis/redis.conf usr/share/doc/gradeq/redis/users.acl usr/s
 usr/lib/libgradeq.so.1.0.0 usr/include/gradeq/sandbox.h usr/share/gradeq/languages"
 check "every file in place" '(for f in $layout; do [ -f "$D/$f" ] || { echo "  missing $f"; exit 1; }; done)'
 check "nothing else installed (nothing in /etc)" '[ "$(cd "$D" && find . -type f | sed "s|^\./||" | sort)" = "$(echo $layout | tr " " "\n" | sort)" ]'
-check "modes: programs 0755, the rest 0644" '[ "$(stat -c %a "$D/usr/bin/gradeq" "$D/usr/sbin/gradeq-worker" "$D/usr/share/doc/gradeq/redis/acl-passwords.sh" | sort -u)" = 755 ] &&
-    [ "$(cd "$D" && find . -type f ! -name gradeq ! -name gradeq-worker ! -name "*.sh" -exec stat -c %a {} + | sort -u)" = 644 ]'
+check "modes: programs 0755, the rest 0644" '[ "$(stat -c %a "$D/usr/bin/gradeq" "$D/usr/bin/gradeq-queue" "$D/usr/sbin/gradeq-worker" "$D/usr/share/doc/gradeq/redis/acl-passwords.sh" | sort -u)" = 755 ] &&
+    [ "$(cd "$D" && find . -type f ! -name gradeq ! -name gradeq-queue ! -name gradeq-worker ! -name "*.sh" -exec stat -c %a {} + | sort -u)" = 644 ]'
 check "libgradeq.so and its soname link to the library" '[ "$(readlink "$D/usr/lib/libgradeq.so")" = libgradeq.so.1.0.0 ] && [ "$(readlink "$D/usr/lib/libgradeq.so.1")" = libgradeq.so.1.0.0 ]'
 check "installed commands run" '"$D/usr/bin/gradeq" --help >/dev/null && "$D/usr/sbin/gradeq-worker" --help >/dev/null'
+# gradeq starts without the dynamic loader; its queue commands are
+# gradeq-queue's, found beside it wherever it is installed.
+check "gradeq is static (no program interpreter)" '! readelf -lW "$D/usr/bin/gradeq" | grep -q INTERP'
+check "installed queue commands run (gradeq-queue beside gradeq)" \
+    '"$D/usr/bin/gradeq" submit --help | grep -q "^usage: gradeq submit" && "$D/usr/bin/gradeq" stats --help >/dev/null'
 check "units start the installed worker" '[ "$(grep -h ^ExecStart= "$D"/usr/lib/systemd/system/*.service | sort -u)" = "ExecStart=/usr/sbin/gradeq-worker" ]'
 check "template differs only in name and env file" '[ "$(diff deploy/systemd/gradeq-worker.service deploy/systemd/gradeq-worker@.service | grep "^[<>] [^#]" | sort)" = "$(printf "%s\n" "< Description=gradeq grading worker" "< EnvironmentFile=/etc/gradeq/worker.env" "> Description=gradeq grading worker (%i)" "> EnvironmentFile=/etc/gradeq/%i.env" | sort)" ]'
 
 D2=$T/root2
-make -s --no-print-directory -o "$B/gradeq" -o "$B/gradeq-worker" install B="$B" DESTDIR="$D2" >/dev/null 2>&1
+make -s --no-print-directory -o "$B/gradeq" -o "$B/gradeq-queue" -o "$B/gradeq-worker" install B="$B" DESTDIR="$D2" >/dev/null 2>&1
 check "default PREFIX is /usr/local" '[ -x "$D2/usr/local/sbin/gradeq-worker" ] && [ -f "$D2/usr/local/lib/systemd/system/gradeq-worker.service" ] && grep -q "^ExecStart=/usr/local/sbin/gradeq-worker$" "$D2/usr/local/lib/systemd/system/gradeq-worker.service"'
 
 # Every option is documented: in the man pages, and each GRADEQ_* of the
