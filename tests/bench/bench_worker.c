@@ -6,6 +6,9 @@
  *      into P:jobs (pipelined XADDs of q_job_encode bytes), then
  *      build/gradeq-worker --threads T with full isolation, timed from its
  *      first result to its N-th (followed on P:results with XREAD BLOCK);
+ *      R rounds of it and of 2 for each T, the two alternating (which goes
+ *      first too), each variant's median round shown: a single run of each
+ *      was at the mercy of the machine's drift between the two;
  *   2. the plain loop: T threads of this program, no isolation: unpack
  *      argv, posix_spawn (vfork) with stdout/stderr pipes drained, wait4,
  *      then the Redis work a minimal correct worker must do (the fenced
@@ -150,9 +153,10 @@ static tp_result throughput_run(redisContext *ctl, redisContext *fc, bool gradeq
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_worker [-n JOBS] [-t T,T,...] [-l SECONDS] [-L SECONDS] [-J JOBS] [-F COUNT] [JOBS]\n"
+    fprintf(stderr, "usage: bench_worker [-n JOBS] [-t T,T,...] [-r ROUNDS] [-l SECONDS] [-L SECONDS] [-J JOBS] [-F COUNT] [JOBS]\n"
                     "  -n JOBS     trivial jobs per throughput run (default 3000)\n"
                     "  -t LIST     worker threads of the throughput runs (default 2,3,4)\n"
+                    "  -r ROUNDS   throughput runs of each variant for each T, medians shown (default 3)\n"
                     "  -l SECONDS  length of each latency run (default 5)\n"
                     "  -L SECONDS  time budget of the long RSS run (default 120; 0 skips it)\n"
                     "  -J JOBS     jobs of the long RSS run (default 100000)\n"
@@ -177,15 +181,32 @@ static const char *noisy(double a, double b)
     return buf;
 }
 
+static int by_rate(const void *a, const void *b)
+{
+    double x = ((const tp_result *)a)->rate, y = ((const tp_result *)b)->rate;
+    return x < y ? -1 : x > y;
+}
+
+/* The round of median rate (all its figures: they belong together). */
+static tp_result median_run(tp_result *runs, int n)
+{
+    qsort(runs, (size_t)n, sizeof *runs, by_rate);
+    return runs[n / 2];
+}
+
+#define MAX_ROUNDS 9
+
 int main(int argc, char **argv)
 {
     long n = 3000, long_jobs = 100000;
+    int rounds = 3;
     double lat_s = 5, long_s = 120;
     unsigned tlist[BW_MAX_THREADS] = { 2, 3, 4 }, nt = 3;
     int opt;
-    while ((opt = getopt(argc, argv, "n:t:l:L:J:F:h")) != -1) {
+    while ((opt = getopt(argc, argv, "n:t:r:l:L:J:F:h")) != -1) {
         switch (opt) {
         case 'n': n = atol(optarg); break;
+        case 'r': rounds = atoi(optarg); break;
         case 'l': lat_s = atof(optarg); break;
         case 'L': long_s = atof(optarg); break;
         case 'J': long_jobs = atol(optarg); break;
@@ -209,7 +230,7 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         n = atol(argv[optind]); /* like bench_sandbox: a bare count */
-    if (n < 10 || nt == 0 || lat_s <= 0 || long_s < 0 || long_jobs < 1000 || floods < 1 || floods > 64)
+    if (n < 10 || nt == 0 || rounds < 1 || rounds > MAX_ROUNDS || lat_s <= 0 || long_s < 0 || long_jobs < 1000 || floods < 1 || floods > 64)
         usage();
     signal(SIGPIPE, SIG_IGN);
     bw_clk_tck = sysconf(_SC_CLK_TCK);
@@ -241,12 +262,22 @@ int main(int argc, char **argv)
         fprintf(stderr, " %u", tlist[i]);
     fprintf(stderr, "; idle load before start: %.1f %% busy\n", idle_load.busy);
 
-    /* 1 and 2, interleaved: plain T, gradeq T, ... */
+    /* 1 and 2, interleaved: for each T, rounds of plain and gradeq, the
+     * first of a round alternating. */
     tp_result gq[BW_MAX_THREADS], pl[BW_MAX_THREADS];
     unsigned best = 0;
     for (unsigned i = 0; i < nt; i++) {
-        pl[i] = throughput_run(ctl, fc, false, tlist[i], n);
-        gq[i] = throughput_run(ctl, fc, true, tlist[i], n);
+        tp_result rp[MAX_ROUNDS], rg[MAX_ROUNDS];
+        for (int r = 0; r < rounds; r++) {
+            bool gradeq_first = r % 2;
+            if (gradeq_first)
+                rg[r] = throughput_run(ctl, fc, true, tlist[i], n);
+            rp[r] = throughput_run(ctl, fc, false, tlist[i], n);
+            if (!gradeq_first)
+                rg[r] = throughput_run(ctl, fc, true, tlist[i], n);
+        }
+        pl[i] = median_run(rp, rounds);
+        gq[i] = median_run(rg, rounds);
         if (gq[i].rate > gq[best].rate)
             best = i;
     }
@@ -262,7 +293,9 @@ int main(int argc, char **argv)
 
     /* ---- the table ---- */
     printf("\nbench_worker: gradeq-worker end to end through a private redis-server (unix socket);\n"
-           "baseline = the plain loop (no isolation) in the same run; \"a / b\" in notes = gradeq / baseline\n");
+           "baseline = the plain loop (no isolation) in the same run; \"a / b\" in notes = gradeq / baseline;\n"
+           "jobs/s and their notes: the median of %d alternating rounds of each\n",
+           rounds);
     if (idle_load.busy > 10)
         printf("WARNING: the machine was %.0f %% busy before the bench started: expect NOISY runs\n", idle_load.busy);
     printf("%-52s %13s %13s %7s   %s\n", "what", "gradeq", "baseline", "ratio", "target");
