@@ -30,8 +30,8 @@
  * the pipe is all there is, and the cap is applied as the reader would;
  * the reader's timer is unarmed, lest the look wake it between runs. A
  * program that fills its pipe before the look waits for it, at most
- * QUIET_MAX_NS once per run. The caller makes each stream's pipe for the next
- * run while the current one runs (cap_refill), off the run's path.
+ * QUIET_MAX_NS once per run. The caller makes each stream's pipe for the
+ * next run while the current one runs (cap_refill), off the run's path.
  *
  * THREADS. A reader's fields (box_thread) are under its mu: the caller
  * sets job, arg and look_at; the reader takes the job (busy) once look_at
@@ -132,8 +132,9 @@ static int map_buffer(cap_stream *c)
  * most this long. */
 static uint64_t quiet_ns(const run_state *run)
 {
-    uint64_t q = run->box->quickest_ns < QUIET_MAX_NS ? 2 * run->box->quickest_ns : QUIET_MAX_NS;
-    q = q < QUIET_MIN_NS ? QUIET_MIN_NS : q > QUIET_MAX_NS ? QUIET_MAX_NS : q;
+    uint64_t q = run->box->quickest_ns < QUIET_MAX_NS / 2 ? 2 * run->box->quickest_ns : QUIET_MAX_NS;
+    if (q < QUIET_MIN_NS)
+        q = QUIET_MIN_NS;
     uint64_t quarter = (run->wall_deadline_ns - run->start_ns) / 4;
     return q < quarter ? q : quarter;
 }

@@ -18,8 +18,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "worker/cli/hold_watch.h"
