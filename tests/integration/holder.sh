@@ -106,8 +106,10 @@ for args in "-- /bin/sh -c 'echo out; echo err >&2; exit 3'" "--bogus -- /bin/tr
     eval "run $args" >"$T/o1" 2>"$T/e1"; rc1=$?
     eval "GRADEQ_RUN_HOLD_MS=0 run $args" >"$T/o0" 2>"$T/e0"; rc0=$?
     strip() { sed -E 's/(cpu|wall) [0-9.]+ s/\1 T/g; s/memory [0-9.]+ [KM]iB/memory M/; s/"(cpu_us|wall_us|memory_bytes)":[0-9]+/"\1":N/g' "$1"; }
+    # On a failure, the differences (- held, + in process).
+    differ() { echo "  status $rc1 held, $rc0 in process"; for f in o e; do strip "$T/${f}1" > "$T/s1"; strip "$T/${f}0" > "$T/s0"; diff "$T/s1" "$T/s0" | cat -v; done; }
     check "as in process: gradeq run $args (status $rc0)" \
-        '[ $rc1 -eq $rc0 ] && [ "$(strip "$T/o1")" = "$(strip "$T/o0")" ] && [ "$(strip "$T/e1")" = "$(strip "$T/e0")" ]'
+        '[ $rc1 -eq $rc0 ] && [ "$(strip "$T/o1")" = "$(strip "$T/o0")" ] && [ "$(strip "$T/e1")" = "$(strip "$T/e0")" ] || { differ; false; }'
 done
 check "the holder served them all (still the same one)" '[ -n "$h1" ] && [ "$(holder_pid)" = "$h1" ]'
 # The holder's watch on the command it serves (its thread gradeq-cmdwatch)
@@ -138,7 +140,8 @@ for hold in $HOLD_MS 0; do
       echo $? > "$T/prc$hold" ) | head -c 1 >/dev/null
 done
 check "a closed stdout pipe: killed by SIGPIPE as in process" \
-    '[ "$(cat "$T/prc$HOLD_MS")" = "$(cat "$T/prc0")" ] && [ "$(cat "$T/prc0")" -eq 141 ] && ! [ -s "$T/pe$HOLD_MS" ]'
+    '[ "$(cat "$T/prc$HOLD_MS")" = "$(cat "$T/prc0")" ] && [ "$(cat "$T/prc0")" -eq 141 ] && ! [ -s "$T/pe$HOLD_MS" ] ||
+     { for h in $HOLD_MS 0; do echo "  GRADEQ_RUN_HOLD_MS=$h: status $(cat "$T/prc$h"), stderr:"; cat -v "$T/pe$h"; done; false; }'
 
 # --- busy: a command never waits for another; a command that goes ---------
 "$G" run --wall-ms 120000 --cpu-ms 120000 -- /bin/sleep 86.25 >/dev/null 2>&1 &
