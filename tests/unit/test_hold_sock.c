@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/lib/files.h"
 #include "worker/cli/hold_sock.h"
 
 #define NOBODY 65534
@@ -29,8 +30,7 @@ static char dir[64], path[128];
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/test_hold_sock.XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    assert_non_null(tl_mkdtemp(dir, sizeof dir, "gradeq-hold-sock."));
     snprintf(path, sizeof path, "%s/hold.sock", dir);
     return 0;
 }
@@ -145,20 +145,18 @@ static void a_peer_of_another_euid_is_not_ours(void **state)
     close(sock);
 }
 
-/* A message with fewer fds than asked for is refused, and the fds that
- * came with it are closed (the pipe's write end it carried: its read end
- * ends). */
-static void a_message_without_all_its_fds_is_refused(void **state)
+/* Sends msg with nfds fds, one of them the write end of pipe p (closed
+ * here once sent), and asserts the holder's side refuses it and closes
+ * the fds that came: the pipe's read end ends. */
+static void refused(const void *msg, size_t len, int *fds, size_t nfds, int p[2])
 {
-    (void)state;
-    int sock = wk_hold_listen(path), p[2], got[WK_HOLD_FDS];
+    int sock = wk_hold_listen(path), got[WK_HOLD_FDS];
     assert_true(sock >= 0);
     int c = wk_hold_connect(path);
     assert_true(c >= 0);
     int conn = accept_one(sock);
-    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-    assert_int_equal(wk_hold_send(c, "run", 4, &p[1], 1), 0);
-    close(p[1]);
+    assert_int_equal(wk_hold_send(c, msg, len, fds, nfds), 0);
+    close_all(fds, (int)nfds);
     char buf[64];
     assert_int_equal(wk_hold_recv(conn, buf, sizeof buf, got, WK_HOLD_FDS), -1);
     assert_true(ends(p[0]));
@@ -168,30 +166,27 @@ static void a_message_without_all_its_fds_is_refused(void **state)
     close(sock);
 }
 
-/* A message longer than the holder takes is refused whole, not cut, and
- * its fds closed. */
+/* A message with fewer fds than asked for is refused. */
+static void a_message_without_all_its_fds_is_refused(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    refused("run", 4, &p[1], 1, p);
+}
+
+/* A message longer than the holder takes is refused whole, not cut. */
 static void a_message_longer_than_taken_is_refused(void **state)
 {
     (void)state;
-    int sock = wk_hold_listen(path), fds[WK_HOLD_FDS], got[WK_HOLD_FDS], p[2];
-    assert_true(sock >= 0);
-    int c = wk_hold_connect(path);
-    assert_true(c >= 0);
-    int conn = accept_one(sock);
+    int fds[WK_HOLD_FDS], p[2];
     request_fds(fds);
     assert_int_equal(pipe2(p, O_CLOEXEC), 0);
     close(fds[3]);
     fds[3] = p[1];
-    char big[65], buf[64];
+    char big[65];
     memset(big, 'a', sizeof big);
-    assert_int_equal(wk_hold_send(c, big, sizeof big, fds, WK_HOLD_FDS), 0);
-    close_all(fds, WK_HOLD_FDS);
-    assert_int_equal(wk_hold_recv(conn, buf, sizeof buf, got, WK_HOLD_FDS), -1);
-    assert_true(ends(p[0]));
-    close(p[0]);
-    close(conn);
-    close(c);
-    close(sock);
+    refused(big, sizeof big, fds, WK_HOLD_FDS, p);
 }
 
 /* No holder listening at the path (none, or one killed, its socket left):
