@@ -15,7 +15,8 @@
  * kernel, never by a pid of ours) and move into it. Then every process in
  * top goes into the leaf <name>-supervisor, top hands memory and pids (and
  * cpu, where it has it) down, and <name> below it holds the slots. What was
- * done is kept in cg_host.note (one line for the start-up log), what failed
+ * done is kept in cg_host.note (one line for the start-up log; what it did
+ * to other processes in cg_host.others as well), what failed
  * in cg_host.why (the `isolation` report, with how to start instead).
  *
  * Paths: /proc/self/cgroup and the cgroup2 mount's root (mountinfo) are
@@ -331,8 +332,8 @@ static int enable_in_top(cg_host *h, const char *top, const char *name, const ch
         if (cgf_write_file(sub, want) == 0) {
             if (pass > 0) {
                 size_t at = strlen(h->note);
-                snprintf(h->note + at, sizeof h->note - at, "%sprocesses of %s moved into %s-supervisor",
-                         at ? "; " : "", top, name);
+                snprintf(h->others, sizeof h->others, "processes of %s moved into %s-supervisor", top, name);
+                snprintf(h->note + at, sizeof h->note - at, "%s%s", at ? "; " : "", h->others);
             }
             return 0;
         }

@@ -273,9 +273,9 @@ unsigned sbx_host_isolation(const sbx_host *h)
     return iso;
 }
 
-const char *sbx_host_cgroup_note(const sbx_host *h)
+const char *sbx_host_cgroup_others(const sbx_host *h)
 {
-    return h->cg.note;
+    return h->cg.others;
 }
 
 const char *sbx_host_describe(const sbx_host *h)

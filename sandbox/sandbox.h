@@ -317,9 +317,11 @@ int sbx_host_ro_paths(sbx_host *h, const char *const *paths, char *err, size_t e
  * whether the runs' oom_score_adj is pinned (CAP_SYS_RESOURCE). It changes
  * once, when namespaces are decided: read it after the first box opened. */
 const char *sbx_host_describe(const sbx_host *h);
-/* What opening the host did to get a cgroup (cgroup v2: a transient scope
- * asked of systemd, processes moved into a leaf), one line; "" when nothing. */
-const char *sbx_host_cgroup_note(const sbx_host *h);
+/* What opening the host did to processes other than this one to get a
+ * cgroup (cgroup v2: those sharing its delegated cgroup moved into a leaf),
+ * one line; "" when nothing. What it did to itself (a transient scope) is
+ * in sbx_host_describe. */
+const char *sbx_host_cgroup_others(const sbx_host *h);
 
 /* This process as the rest of the machine (its systemd, its operators)
  * can name it. Returns its pid in the machine's initial PID namespace when

@@ -10,7 +10,7 @@ M=$(dirname "$0")/../../docs/man
 code() { "$@" >/dev/null 2>&1 </dev/null; echo $?; }
 # The codes of a man page's EXIT STATUS section.
 table() { sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$1" | sed -n '/^\.TP/{n;s/^\.B //p}' | tr '\n' ' '; }
-check "gradeq(1) lists 0 1 2 3 4" '[ "$(table "$M/gradeq.1")" = "0 1 2 3 4 " ]'
+check "gradeq(1) lists 0 1 2 3 4 5" '[ "$(table "$M/gradeq.1")" = "0 1 2 3 4 5 " ]'
 check "gradeq-worker(8) lists 0 1 2" '[ "$(table "$M/gradeq-worker.8")" = "0 1 2 " ]'
 check "--version on both" '"$G" --version | grep -qx "gradeq [0-9.]*" && "$B/gradeq-worker" --version | grep -qx "gradeq-worker [0-9.]*"'
 
@@ -40,7 +40,30 @@ mkdir "$T/alone" && cp "$G" "$T/alone/gradeq"
 check "3: a gradeq without gradeq-queue beside it, each queue command, naming it" \
     '[ "$(code "$T/alone/gradeq" submit -- /bin/true)$(code "$T/alone/gradeq" stats)$(code "$T/alone/gradeq" dead list)$(code "$T/alone/gradeq" result j)" = 3333 ] &&
      "$T/alone/gradeq" stats 2>&1 | grep -q "^gradeq stats: cannot run $T/alone/gradeq-queue: No such file or directory\$"'
+# full CMD...: the status of CMD with stdout on a full disk (/dev/full), its
+# stderr kept in $T/full.err.
+full() { "$@" >/dev/full 2>"$T/full.err" </dev/null; echo $?; }
+mkdir "$T/one" && echo 1 >"$T/one/1.in" && echo 1 >"$T/one/1.out"
+check "5: stdout full (run in process, run, grade, languages, --version, --help), said (was 0)" \
+    '[ "$(GRADEQ_RUN_HOLD_MS=0 full "$G" run -- /bin/echo hi)" = 5 ] &&
+     grep -q "^gradeq run: its output could not be written (stdout: No space left on device)\$" "$T/full.err" &&
+     [ "$(full "$G" run -- /bin/echo hi)$(full "$G" grade --tests "$T/one" -- /bin/cat)$(full "$G" languages)$(full "$G" --version)$(full "$G" --help)" = 55555 ]'
+check "1: the worker's --help and --version, stdout full, said (was 0)" \
+    '[ "$(full "$B/gradeq-worker" --help)$(full "$B/gradeq-worker" --version)" = 11 ] &&
+     grep -q "^gradeq-worker: its output could not be written (stdout: No space left on device)\$" "$T/full.err"'
+# Each held run of a holder left by a failed one: its own status.
+for p in $(pgrep -x gradeq-hold); do [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$G")" ] && kill "$p"; done
+check "5: stdout full, the command that leaves a holder, the next held, then one that writes: 5 5 0" \
+    '[ "$(GRADEQ_RUN_HOLD_MS=60000 full "$G" run -- /bin/echo hi)$(GRADEQ_RUN_HOLD_MS=60000 full "$G" run -- /bin/echo hi)$(GRADEQ_RUN_HOLD_MS=60000 code "$G" run -- /bin/echo hi)" = 550 ]'
+for p in $(pgrep -x gradeq-hold); do [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$G")" ] && kill "$p"; done
 start_redis || exit 1
+check "5: stdout full, the queue commands (stats, dead list)" \
+    '[ "$(full "$G" stats)$(full "$G" dead list --json)" = 55 ] && grep -q "^gradeq dead: its output" "$T/full.err"'
+# A watch on a closed pipe, SIGPIPE ignored (as under systemd): it ends.
+( timeout 60 env --ignore-signal=PIPE "$G" stats --watch --interval 10 2>"$T/watch.err"; echo $? >"$T/watch.rc" ) |
+    head -c 1 >/dev/null
+check "5: stats --watch into a closed pipe, SIGPIPE ignored, ends (it wrote on for ever)" \
+    '[ "$(cat "$T/watch.rc")" = 5 ] && grep -q "^gradeq stats: its output could not be written (stdout: Broken pipe)\$" "$T/watch.err"'
 check "0: submit, stats, dead list" '[ "$(code "$G" submit -- /bin/true)$(code "$G" stats)$(code "$G" dead list)" = 000 ]'
 check "1: no such dead letter, no result yet" '[ "$(code "$G" dead show 1-1)$(code "$G" result nosuch)" = 11 ]'
 check "3: the queue full" '[ "$(code "$G" submit --max-queue 1 -- /bin/true)" = 3 ]'

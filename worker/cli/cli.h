@@ -82,6 +82,7 @@ enum {
     WK_EXIT_REDIS = 3,     /* Redis unreachable or failing, the queue full; run: the sandbox could not start
                             * (or the holder serving it was killed) */
     WK_EXIT_TIMEOUT = 4,   /* --wait ran out before the result came */
+    WK_EXIT_OUTPUT = 5,    /* stdout or stderr did not take all the output */
 };
 
 /* Parses url and connects (the client commands' one connection). On
@@ -110,5 +111,15 @@ long wk_wait_ms(uint64_t s);
  * summary on stderr. */
 void wk_print_json(FILE *f, const q_result *r);
 void wk_print_plain(const q_result *r);
+/* The exit status once command cmd's output is out: status, or
+ * WK_EXIT_OUTPUT in place of WK_EXIT_OK when stdout or stderr did not take
+ * all of it (a full disk, a closed pipe with SIGPIPE ignored), said on
+ * stderr when stderr still can. Told once: the streams' error flags are
+ * cleared. */
+int wk_output_done(const char *cmd, int status);
+/* Flushes stdout before the end of a command (its output before a summary
+ * on stderr, a watch's refresh), keeping why it failed for wk_output_done;
+ * false when stdout has failed. */
+bool wk_output_flush(void);
 
 #endif

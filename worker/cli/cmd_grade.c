@@ -41,7 +41,12 @@ static void on_test(void *ctx, size_t i, const q_graded *t)
     wk_print_test_line(p->f, t);
     if (p->tty && p->done < p->total)
         fprintf(p->f, "[%zu/%zu]", p->done, p->total);
-    fflush(p->f);
+    /* A failure on stdout is told at the end (wk_output_done); stderr's
+     * (with --json) has no one to be told to. */
+    if (p->f == stdout)
+        wk_output_flush();
+    else
+        fflush(p->f);
 }
 
 /* A problem's own code (judges, generators, the main solution) built and

@@ -140,8 +140,6 @@ int wk_run_input(wk_cli_run *c, int *status)
 void wk_run_notes(const sbx_host *host)
 {
     warn_isolation(host);
-    if (sbx_host_cgroup_note(host)[0])
-        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_note(host));
 }
 
 int wk_run_single(wk_cli_run *c, sbx_box *box, sbx_result *r)
@@ -183,6 +181,11 @@ int wk_cmd_run(int argc, char **argv)
         return WK_EXIT_REDIS;
     }
     wk_run_notes(host);
+    /* What opening the host did to others' processes, said by the command
+     * that did it; its own transient scope is gradeq's business (the
+     * holder's commands could not say it, having not done it). */
+    if (sbx_host_cgroup_others(host)[0])
+        fprintf(stderr, "gradeq run: cgroup v2: %s\n", sbx_host_cgroup_others(host));
     int rc;
     if (c.has_interactor) {
         const char *names[WK_ISO_MAX];
@@ -198,9 +201,9 @@ int wk_cmd_run(int argc, char **argv)
     sbx_box_close(box);
     sbx_host_close(host);
     if (leave) {
-        /* What the command printed goes out before the holder's fork. */
-        fflush(stdout);
-        fflush(stderr);
+        /* What the command printed goes out, its failure told, before
+         * the holder's fork. */
+        status = wk_output_done("run", status);
         wk_hold_leave(&self, c.require_isolation);
     }
     return status;

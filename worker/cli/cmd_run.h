@@ -15,7 +15,7 @@
 int wk_run_parse(wk_cli_run *c, int argc, char **argv, int *status);
 /* stdin read when no --stdin gave it and it is not a terminal. */
 int wk_run_input(wk_cli_run *c, int *status);
-/* The warnings every run prints about its host (isolation, cgroup note). */
+/* The warnings every run prints about its host (isolation). */
 void wk_run_notes(const sbx_host *host);
 /* The run (not an interactive one): sbx_run's return. */
 int wk_run_single(wk_cli_run *c, sbx_box *box, sbx_result *r);

@@ -120,8 +120,8 @@ int wk_cmd_stats(int argc, char **argv)
         if (watch_ms && !json)
             fputs("\033[H\033[2J", stdout); /* home, clear: a top(1)-like refresh */
         json ? print_json(&st, w, (size_t)nw) : print_table(&st, w, (size_t)nw);
-        fflush(stdout);
-        if (!watch_ms)
+        /* A closed stdout (SIGPIPE ignored) ends a watch: main says so. */
+        if (!wk_output_flush() || !watch_ms)
             break;
         struct timespec ts = { (time_t)(watch_ms / 1000), (long)(watch_ms % 1000) * 1000000 };
         nanosleep(&ts, NULL);

@@ -213,6 +213,10 @@ static void serve(holder *h, int conn)
         if (sigaction(SIGPIPE, &sa, NULL) == 0 && fchdir(fds[0]) == 0 && dup2(fds[1], 0) == 0 && dup2(fds[2], 1) == 1 &&
             dup2(fds[3], 2) == 2)
             rep.what = run_command(h, conn, (int)q.argc, argv, &st);
+        /* Its output not all taken: the command dies of SIGPIPE (pipe_hit),
+         * or, SIGPIPE ignored, answers as main does in process. */
+        if (rep.what == WK_HOLD_SERVED && !pipe_hit)
+            st = wk_output_done("run", st);
         restore(h);
         rep.status = st;
         rep.signal = pipe_hit ? SIGPIPE : 0;

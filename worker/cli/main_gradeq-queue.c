@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/cli/cli.h"
 #include "worker/cli/commands.h"
 
 static const struct {
@@ -21,7 +22,7 @@ int main(int argc, char **argv)
 {
     for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
+            return wk_output_done(argv[1], commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "usage: gradeq-queue submit|result|stats|dead [options] (run by gradeq: see gradeq --help)\n");
     return 2;
 }

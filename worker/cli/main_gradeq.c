@@ -66,13 +66,13 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? 2 : wk_output_done("--help", WK_EXIT_OK);
     }
     if (strcmp(argv[1], "--version") == 0)
-        return printf("gradeq %s\n", WK_VERSION), 0;
+        return printf("gradeq %s\n", WK_VERSION), wk_output_done("--version", WK_EXIT_OK);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].fn ? commands[i].fn(argc - 1, argv + 1) : queue_command(argv);
+            return commands[i].fn ? wk_output_done(argv[1], commands[i].fn(argc - 1, argv + 1)) : queue_command(argv);
     fprintf(stderr, "gradeq: unknown command \"%s\"\nTry 'gradeq --help'.\n", argv[1]);
     return 2;
 }

@@ -1,6 +1,7 @@
 /* output.c -- printing a run's result: JSON for tools, or the program's own
  * output passed through (escaped on a terminal) with a time(1)-like
  * summary line on stderr. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,10 +89,24 @@ static void field(FILE *f, const char *s)
     wk_text_write(f, s, strlen(s), false);
 }
 
+/* Why stdout last failed, for wk_output_done: a flush before the end
+ * takes errno with it. The command's one thread owns it. */
+static int stdout_errno;
+
+bool wk_output_flush(void)
+{
+    /* A failed write sets errno and the error flag; stdio does nothing
+     * after it that would set errno otherwise. */
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    stdout_errno = errno;
+    return false;
+}
+
 void wk_print_plain(const q_result *r)
 {
     wk_text_output(stdout, r->stdout_buf, r->stdout_len);
-    fflush(stdout);
+    wk_output_flush();
     wk_text_output(stderr, r->stderr_buf, r->stderr_len);
     char how[64] = "", mem[32];
     const char *abbrev = r->has_signal ? sigabbrev_np((int)r->signal) : NULL;
@@ -118,4 +133,25 @@ void wk_print_plain(const q_result *r)
             r->error ? ": " : "");
     field(stderr, r->error ? r->error : "");
     fputc('\n', stderr);
+}
+
+int wk_output_done(const char *cmd, int status)
+{
+    int e = fflush(stdout) != 0 ? errno : stdout_errno;
+    bool out = ferror(stdout);
+    stdout_errno = 0;
+    /* A failed flush leaves the stream's error flag set: ferror says both. */
+    bool err = fflush(stderr) != 0 || ferror(stderr);
+    /* Told once: a second call (main's after a command's own) finds none. */
+    clearerr(stdout);
+    clearerr(stderr);
+    if (!out && !err)
+        return status;
+    if (out && !err) {
+        fprintf(stderr, "gradeq %s: its output could not be written (stdout%s%s)\n", cmd, e ? ": " : "",
+                e ? strerror(e) : "");
+        if (fflush(stderr) != 0)
+            clearerr(stderr);
+    }
+    return status == WK_EXIT_OK ? WK_EXIT_OUTPUT : status;
 }

@@ -111,10 +111,15 @@ int main(int argc, char **argv)
     /* Configuration errors exit 2: the unit's RestartPreventExitStatus. */
     if (rc == 0 && q_redis_url_parse(w.cfg.redis, &w.addr, err, sizeof err) < 0)
         rc = -1;
-    if (rc != 0) {
-        if (rc < 0)
-            fprintf(stderr, "gradeq-worker: %s\n", err);
-        return rc < 0 ? 2 : 0;
+    if (rc < 0) {
+        fprintf(stderr, "gradeq-worker: %s\n", err);
+        return 2;
+    }
+    if (rc > 0) { /* --help or --version printed */
+        if (fflush(stdout) == 0 && !ferror(stdout))
+            return 0;
+        fprintf(stderr, "gradeq-worker: its output could not be written (stdout: %s)\n", strerror(errno));
+        return 1;
     }
     wk_log_setup(w.cfg.log_json, w.cfg.log_level);
     /* Outputs of up to the caps pass through here as a few large buffers:
