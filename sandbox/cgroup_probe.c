@@ -264,9 +264,10 @@ static int ask_systemd_scope(cg_host *h, const char *name, char *own, size_t own
 }
 
 /* Moves every process of dir that our PID namespace sees into its leaf;
- * returns how many it moved, and in *foreign how many it cannot see (pid
- * 0: writing that would move ourselves, not them). pids are whole
- * processes: moving one takes all its threads. */
+ * returns how many of them other than this one it moved (-1: dir or the
+ * leaf unreadable), and in *foreign how many it cannot see (pid 0: writing
+ * that would move ourselves, not them). pids are whole processes: moving
+ * one takes all its threads. */
 static int move_all(const char *dir, const char *leaf_procs, int *foreign)
 {
     char p[CG_PATH_MAX + 64], buf[4096];
@@ -281,13 +282,19 @@ static int move_all(const char *dir, const char *leaf_procs, int *foreign)
     }
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
+    if (n < 0) {
+        close(to);
+        return -1;
+    }
+    char self[24];
+    snprintf(self, sizeof self, "%d", (int)getpid());
     int moved = 0;
     *foreign = 0;
-    buf[n > 0 ? n : 0] = 0;
+    buf[n] = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         if (strcmp(line, "0") == 0)
             ++*foreign;
-        else if (cgf_write_str(to, line) == 0 || errno == ESRCH)
+        else if ((cgf_write_str(to, line) == 0 || errno == ESRCH) && strcmp(line, self) != 0)
             moved++;
     }
     close(to);
@@ -328,25 +335,30 @@ static int enable_in_top(cg_host *h, const char *top, const char *name, const ch
     snprintf(leaf, sizeof leaf, "%s/%s-supervisor", top, name);
     snprintf(procs, sizeof procs, "%s/cgroup.procs", leaf);
     /* Processes forking while we move them: a few passes. */
+    int others = 0;
     for (int pass = 0; pass < 20; pass++) {
         if (cgf_write_file(sub, want) == 0) {
             if (pass > 0) {
                 size_t at = strlen(h->note);
-                snprintf(h->others, sizeof h->others, "processes of %s moved into %s-supervisor", top, name);
-                snprintf(h->note + at, sizeof h->note - at, "%s%s", at ? "; " : "", h->others);
+                snprintf(h->note + at, sizeof h->note - at, "%sprocesses of %s moved into %s-supervisor",
+                         at ? "; " : "", top, name);
             }
+            if (others)
+                snprintf(h->others, sizeof h->others, "%d other process%s of %s moved into %s-supervisor", others,
+                         others == 1 ? "" : "es", top, name);
             return 0;
         }
         if (errno != EBUSY)
             break;
-        int foreign;
-        if (cgf_mkdir_ok(leaf) < 0 || move_all(top, procs, &foreign) < 0)
+        int foreign, moved;
+        if (cgf_mkdir_ok(leaf) < 0 || (moved = move_all(top, procs, &foreign)) < 0)
             return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: moving the processes of %s into %s", top, leaf);
         if (foreign)
             return sbx_fail(h->why, sizeof h->why,
                             "cgroup v2: %s also holds %d process%s outside our PID namespace (who started us in it), "
                             "which we cannot move into a leaf" HOW_TO_START,
                             top, foreign, foreign == 1 ? "" : "es");
+        others += moved;
     }
     return sbx_fail_errno(h->why, sizeof h->why, "cgroup v2: enabling controllers in %s", top);
 }

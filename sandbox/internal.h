@@ -61,7 +61,7 @@ typedef struct cg_host {
     char cpu_why[SBX_ERR_LEN]; /* why no CPU weight, when none */
     char why[CG_WHY_LEN];   /* why cgroups are missing, when they are */
     char note[SBX_ERR_LEN]; /* v2: what the probe did to get a cgroup, or "" */
-    char others[SBX_ERR_LEN]; /* v2: the part of note about others' processes, or "" */
+    char others[SBX_ERR_LEN]; /* v2: how many processes other than us the probe moved, or "" */
 } cg_host;
 
 typedef struct cg_slot {

@@ -149,7 +149,8 @@ pipe_ended() { # SIG STATUS: each command's status and stderr, or a complaint
     done
 }
 check "a closed stdout pipe: killed by SIGPIPE as in process" \
-    'pipe_ended default 141 && ! [ -s "$T/pedefault$HOLD_MS" ] && ! [ -s "$T/pedefault0" ]'
+    'pipe_ended default 141 && ! [ -s "$T/pedefault$HOLD_MS" ] && ! [ -s "$T/pedefault0" ] ||
+     { for h in $HOLD_MS 0; do echo "  GRADEQ_RUN_HOLD_MS=$h: stderr:"; cat -v "$T/pedefault$h"; done; false; }'
 check "a closed stdout pipe, SIGPIPE ignored: 5 and why, as in process (was 0)" \
     'pipe_ended ignore 5 && grep -q "^gradeq run: its output could not be written (stdout: Broken pipe)\$" "$T/peignore$HOLD_MS" &&
      grep -q "^gradeq run: its output could not be written (stdout: Broken pipe)\$" "$T/peignore0"'
