@@ -138,9 +138,9 @@ check "this shell: drains and exits 0" '[ $rc -eq 0 ]'
 limited() {
     out=$("$@" 2>/dev/null)
     # (v2's peak may pass the parent's limit by what the kernel charged
-    # while it reclaimed: a page or so.)
+    # while it reclaimed, in per-CPU batches: 100.2 and 101.05 MiB seen.)
     check "a cgroup limited to 100M: a 272 MiB job allowed 512M is held to it" \
-        '[ "$(echo "$out" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"status\"], d[\"memory_bytes\"] <= 101 << 20)")" = "MEMORY_LIMIT True" ] || { echo "$out"; false; }'
+        '[ "$(echo "$out" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"status\"], d[\"memory_bytes\"] <= 104 << 20)")" = "MEMORY_LIMIT True" ] || { echo "$out"; false; }'
 }
 job_272="$B/gradeq run --json --memory 512M -- $P/memhog 272"
 if [ $v2 = no ]; then
