@@ -51,11 +51,20 @@ check "5: stdout full (run in process, run, grade, languages, --version, --help)
 check "1: the worker's --help and --version, stdout full, said (was 0)" \
     '[ "$(full "$B/gradeq-worker" --help)$(full "$B/gradeq-worker" --version)" = 11 ] &&
      grep -q "^gradeq-worker: its output could not be written (stdout: No space left on device)\$" "$T/full.err"'
-# Each held run of a holder left by a failed one: its own status.
-for p in $(pgrep -x gradeq-hold); do [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$G")" ] && kill "$p"; done
-check "5: stdout full, the command that leaves a holder, the next held, then one that writes: 5 5 0" \
-    '[ "$(GRADEQ_RUN_HOLD_MS=60000 full "$G" run -- /bin/echo hi)$(GRADEQ_RUN_HOLD_MS=60000 full "$G" run -- /bin/echo hi)$(GRADEQ_RUN_HOLD_MS=60000 code "$G" run -- /bin/echo hi)" = 550 ]'
-for p in $(pgrep -x gradeq-hold); do [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$G")" ] && kill "$p"; done
+# The holders of $G (gradeq-hold processes of its binary), one pid a line.
+holders() { for p in $(pgrep -x gradeq-hold); do [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$G")" ] && echo "$p"; done; }
+# Each run of a holder left by a failed one has its own status: the
+# holder keeps none of its maker's failure.
+for p in $(holders); do kill "$p"; done
+export GRADEQ_RUN_HOLD_MS=60000
+left=$(full "$G" run -- /bin/echo hi)
+for _ in $(seq 1 300); do [ -n "$(holders)" ] && break; sleep 0.1; done
+h=$(holders)
+held="$(full "$G" run -- /bin/echo hi)$(code "$G" run -- /bin/echo hi)"
+check "5: stdout full, the command that leaves a holder, then two held, one full, one that writes: 5 5 0" \
+    '[ -n "$h" ] && [ "$left$held" = 550 ] && [ "$(holders)" = "$h" ]'
+for p in $(holders); do kill "$p"; done
+unset GRADEQ_RUN_HOLD_MS
 start_redis || exit 1
 check "5: stdout full, the queue commands (stats, dead list)" \
     '[ "$(full "$G" stats)$(full "$G" dead list --json)" = 55 ] && grep -q "^gradeq dead: its output" "$T/full.err"'
