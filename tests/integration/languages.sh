@@ -146,10 +146,11 @@ source_of() {
 limits_of() {
     case $1 in
     hello1) echo "--processes 1 --wall-ms $((60000 * SLOW))" ;;
-    oom|fork) echo "--cpu-ms $((5000 * SLOW)) --wall-ms $((60000 * SLOW))" ;;
-    # A GiB through the allocator: where a page fault is dear, some runtimes
-    # (bash: two faults a page) take seconds; the bound only catches a hang.
-    gc) echo "--cpu-ms $((30000 * SLOW)) --wall-ms $((120000 * SLOW))" ;;
+    fork) echo "--cpu-ms $((5000 * SLOW)) --wall-ms $((60000 * SLOW))" ;;
+    # Hundreds of MiB through the allocator: where a page fault is dear,
+    # some runtimes (bash: two faults a page) take seconds, and oom must
+    # reach its memory limit first; the bound only catches a hang.
+    oom|gc) echo "--cpu-ms $((30000 * SLOW)) --wall-ms $((120000 * SLOW))" ;;
     loop) echo "--cpu-ms $((1000 * SLOW)) --wall-ms $((20000 * SLOW))" ;;
     *) echo "--wall-ms $((60000 * SLOW))" ;;
     esac
